@@ -1,0 +1,121 @@
+import Foundation
+import Persistible
+
+// PersonDemo: the walkthrough of "Tiny Persistence Library", and a small command line over the same file.
+//
+//     PersonDemo [--directory DIR]                      the walkthrough
+//     PersonDemo [--directory DIR] add NAME AGE SCHOOL
+//     PersonDemo [--directory DIR] list | clear | path
+
+let usage = """
+    usage: PersonDemo [--directory DIR] [command]
+
+    With no command, walks through saving and loading people as the article does.
+
+    commands:
+      add NAME AGE SCHOOL   save a person, unless saved already
+      list                  print everyone saved, in the order they were first saved
+      clear                 delete the file
+      path                  print where the file is
+
+    options:
+      --directory DIR       keep the file in DIR instead of the default directory
+    """
+
+struct UsageError: Error {
+    let message: String
+}
+
+func parse(_ arguments: [String]) throws(UsageError) -> (directory: URL?, command: [String]) {
+    var directory: URL?
+    var command: [String] = []
+    var remaining = arguments[...]
+    while let argument = remaining.popFirst() {
+        switch argument {
+        case "--directory":
+            guard let value = remaining.popFirst(), !value.isEmpty else {
+                throw UsageError(message: "--directory needs a directory")
+            }
+            directory = URL(fileURLWithPath: value, isDirectory: true)
+        case "-h", "--help":
+            throw UsageError(message: "")
+        default:
+            command.append(argument)
+        }
+    }
+    return (directory, command)
+}
+
+func walkThrough() throws {
+    let sam = Person(name: "Samuel", age: 35, school: "Accra Academy")
+    let amy = Person(name: "Amy", age: 25, school: "Accra Girls")
+    let maame = Person(name: "Maame", age: 25, school: "Accra High")
+
+    try [sam, amy].saveToFile()
+    print("Saved Samuel and Amy.")
+    try sam.saveToFile()
+    print("Saved Samuel again: he was there already, so nothing was written.")
+    try maame.saveToFile()
+    print("Saved Maame.")
+
+    try Person.load { data in
+        switch data {
+        case .single(let val):
+            print("The file holds one person: \(val.name), \(val.age), \(val.school)")
+        case .array(let values):
+            print("The file holds \(values.count) people: \(values.map(\.name).joined(separator: ", "))")
+        }
+    }
+    print("The file is \(Person.archiveUrl.path)")
+}
+
+func run(_ command: [String]) throws {
+    switch command.first {
+    case nil:
+        try walkThrough()
+    case "add":
+        guard command.count == 4, let age = Int(command[2]), age >= 0 else {
+            throw UsageError(message: "add takes a NAME, an AGE (a whole number) and a SCHOOL")
+        }
+        try Person(name: command[1], age: age, school: command[3]).saveToFile()
+    case "list":
+        guard command.count == 1 else { throw UsageError(message: "list takes no arguments") }
+        let people: [Person]
+        do {
+            people = try Person.loadListFromFile()
+        } catch let error as PersistenceError where error.reason == .fileNotFound {
+            people = []
+        }
+        for person in people {
+            print("\(person.name)\t\(person.age)\t\(person.school)")
+        }
+    case "clear":
+        guard command.count == 1 else { throw UsageError(message: "clear takes no arguments") }
+        try Person.deleteFile()
+    case "path":
+        guard command.count == 1 else { throw UsageError(message: "path takes no arguments") }
+        print(Person.archiveUrl.path)
+    case let unknown?:
+        throw UsageError(message: "unknown command '\(unknown)'")
+    }
+}
+
+func standardError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+do {
+    let (directory, command) = try parse(Array(CommandLine.arguments.dropFirst()))
+    if let directory {
+        try withArchiveDirectory(directory) { try run(command) }
+    } else {
+        try run(command)
+    }
+} catch let error as UsageError {
+    if !error.message.isEmpty { standardError("PersonDemo: \(error.message)") }
+    standardError(usage)
+    exit(2)
+} catch {
+    standardError("PersonDemo: \(error.localizedDescription)")
+    exit(1)
+}

@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Persistible",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "Persistible", targets: ["Persistible"]),
+        .executable(name: "PersonDemo", targets: ["PersonDemo"]),
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "Persistible"),
+        .testTarget(
+            name: "PersistibleTests",
+            // The executables are dependencies so that they are built next to the test binary,
+            // where the process tests start them.
+            dependencies: ["Persistible", "PersonDemo", "StressWriter"]
+        ),
+        // A child process for the crash, contention and failed-write tests.
+        .executableTarget(name: "StressWriter", dependencies: ["Persistible"], path: "Tests/StressWriter"),
+
+        // Examples
+        .executableTarget(name: "PersonDemo", dependencies: ["Persistible"], path: "Examples/PersonDemo"),
+    ],
+    swiftLanguageModes: [.v6]
+)

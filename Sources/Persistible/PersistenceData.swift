@@ -1,0 +1,31 @@
+/// What a file holds: a single value or an array of values.
+///
+/// ``Persistible/load()`` and ``Persistible/load(completion:)`` return it, so that one call reads a file whatever
+/// it holds:
+///
+/// ```swift
+/// switch try Person.load() {
+/// case .single(let person): print(person.name)
+/// case .array(let people): print(people.map(\.name))
+/// }
+/// ```
+public enum PersistenceData<T> {
+    /// The file holds one value, written by saving a single value to a file that did not exist.
+    case single(T)
+    /// The file holds an array, in the order the values were first saved.
+    case array([T])
+
+    /// The values the file holds, in order: one for ``single(_:)``, all of them for ``array(_:)``.
+    public var values: [T] {
+        switch self {
+        case .single(let value): return [value]
+        case .array(let values): return values
+        }
+    }
+}
+
+extension PersistenceData: Equatable where T: Equatable {}
+
+extension PersistenceData: Hashable where T: Hashable {}
+
+extension PersistenceData: Sendable where T: Sendable {}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// The error thrown when a value cannot be saved, loaded or deleted.
+///
+/// It names the file, the type and the reason, and its ``description`` is a sentence a person can act on.
+/// Whatever the reason, a failed operation leaves the file as it was and leaves no temporary file behind.
+///
+/// ```swift
+/// do {
+///     let people = try Person.loadListFromFile()
+/// } catch let error as PersistenceError where error.reason == .fileNotFound {
+///     // Nothing saved yet.
+/// }
+/// ```
+public struct PersistenceError: Error, Sendable, Equatable {
+    /// Why an operation failed.
+    public enum Reason: Sendable, Equatable {
+        /// There is no file: nothing has been saved yet, or it was deleted.
+        case fileNotFound
+
+        /// The file exists but does not hold the type, nor an array of it.
+        ///
+        /// The file may be truncated, corrupt, not JSON, or written by another version of the type. Saves refuse
+        /// to replace it, so that its records are not lost. `codingPath` locates the problem in the file (for
+        /// example `[3].age`, empty for the whole file) and `detail` is the decoder's message.
+        case unreadable(codingPath: String, detail: String)
+
+        /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
+        case holdsArray(count: Int)
+
+        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``.
+        case invalidFileName(String)
+
+        /// The values could not be encoded; `detail` is the encoder's message.
+        case encodingFailed(detail: String)
+
+        /// A system call failed while reading the file; `errno` is its error number.
+        case readFailed(operation: String, errno: Int32)
+
+        /// A system call failed while writing the file or its directory; `errno` is its error number.
+        case writeFailed(operation: String, errno: Int32)
+
+        /// The lock that serializes writers could not be taken; `errno` is the error number.
+        case lockFailed(operation: String, errno: Int32)
+    }
+
+    /// Why the operation failed.
+    public var reason: Reason
+
+    /// The file the operation was about.
+    public var url: URL
+
+    /// The name of the persisted type.
+    public var typeName: String
+
+    /// Creates an error.
+    public init(_ reason: Reason, url: URL, typeName: String) {
+        self.reason = reason
+        self.url = url
+        self.typeName = typeName
+    }
+}
+
+// MARK: - Description
+
+extension PersistenceError: CustomStringConvertible {
+    /// A sentence that says what happened and what to do about it.
+    public var description: String {
+        let path = url.path
+        switch reason {
+        case .fileNotFound:
+            return "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
+        case .unreadable(let codingPath, let detail):
+            let location = codingPath.isEmpty ? "" : " at \(codingPath)"
+            return "'\(path)' does not hold a \(typeName) or an array of \(typeName)\(location): \(detail) "
+                + "The file was left as it is; repair it or move it aside, then try again."
+        case .holdsArray(let count):
+            return "'\(path)' holds an array of \(count) \(typeName) values, not a single one; "
+                + "read it with loadListFromFile() or load()."
+        case .invalidFileName(let name):
+            return "'\(name)' is not a valid file name for \(typeName): a file name must not be empty, "
+                + "contain '/' or NUL, or be '.' or '..'. Nothing was read or written."
+        case .encodingFailed(let detail):
+            return "\(typeName) could not be encoded for '\(path)': \(detail) The file was left as it is."
+        case .readFailed(let operation, let code):
+            return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
+        case .writeFailed(let operation, let code):
+            return "Couldn't save \(typeName) to '\(path)' (\(operation)): \(Self.message(for: code)). "
+                + "The file was left as it was."
+        case .lockFailed(let operation, let code):
+            return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
+                + "Nothing was written."
+        }
+    }
+
+    private static func message(for code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+extension PersistenceError: LocalizedError {
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+// MARK: - Location
+
+extension Persistible {
+    /// The file that holds the type's values: ``fileName`` with a `.json` extension, in ``archiveDirectory``.
+    ///
+    /// Reading it touches nothing on disk; the directory is created by the first save.
+    public static var archiveUrl: URL {
+        archiveDirectory.appendingPathComponent(fileName, isDirectory: false).appendingPathExtension("json")
+    }
+
+    /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
+    static func validatedArchiveUrl() throws(PersistenceError) -> URL {
+        let name = fileName
+        let valid = !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+        guard valid else {
+            throw PersistenceError(.invalidFileName(name), url: archiveUrl, typeName: String(describing: self))
+        }
+        return archiveUrl
+    }
+}
+
+/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
+/// its own.
+///
+/// The choice is scoped to the current task and the tasks it creates, so tests running in parallel can each use
+/// their own temporary directory, and an app can point a subsystem elsewhere, without changing global state:
+///
+/// ```swift
+/// try withArchiveDirectory(temporaryDirectory) {
+///     try sam.saveToFile()
+/// }
+/// ```
+///
+/// A thread started inside `operation` by other means than a task (a `Thread`, a Dispatch queue) does not see it.
+public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
+    try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
+}
+
+/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
+/// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+public func withArchiveDirectory<Result>(
+    _ directory: URL,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+) async rethrows -> Result {
+    try await ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
+}
+
+/// Where files go when their type does not say.
+enum ArchiveLocation {
+    @TaskLocal static var scopedDirectory: URL?
+
+    static var defaultDirectory: URL {
+        scopedDirectory ?? environmentDirectory ?? platformDirectory
+    }
+
+    /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
+    private static var environmentDirectory: URL? {
+        guard let value = getenv("PERSISTIBLE_DIRECTORY").map({ String(cString: $0) }), value.hasPrefix("/") else {
+            return nil
+        }
+        return URL(fileURLWithPath: value, isDirectory: true)
+    }
+
+    private static let platformDirectory: URL = {
+        let fileManager = FileManager.default
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        // Where earlier versions of this code wrote, so that files saved by them are found.
+        return fileManager.urls(for: .documentDirectory, in: .userDomainMask).first
+            ?? fileManager.temporaryDirectory
+        #elseif os(macOS)
+        let root = fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
+        return root.appendingPathComponent(Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
+        #else
+        // FileManager's applicationSupportDirectory is the XDG data root itself here, shared by every program,
+        // so the program's own folder is added below it.
+        let root: URL
+        if let value = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), value.hasPrefix("/") {
+            root = URL(fileURLWithPath: value, isDirectory: true)
+        } else {
+            root = fileManager.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return root.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+        #endif
+    }()
+}

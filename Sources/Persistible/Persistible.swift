@@ -1,0 +1,82 @@
+import Foundation
+
+/// A type whose values persist as JSON in a file of their own.
+///
+/// Conform a `Codable & Hashable` type and it can save itself, and arrays of itself, to a file named after the
+/// type, and load them back:
+///
+/// ```swift
+/// struct Person: Codable, Hashable, Persistible {
+///     let name: String
+///     let age: Int
+///     let school: String
+///
+///     static var fileName: String { "person_data" }
+/// }
+///
+/// try [sam, amy].saveToFile()
+/// let people = try Person.loadListFromFile()
+/// ```
+///
+/// Every requirement has a default, so a conformance can be empty. The requirements are customization points:
+/// because they are requirements and not just extension members, a type's own choice is honored even through
+/// generic code.
+///
+/// **Saving, loading and deleting can be called from any thread and from several processes at once.**
+/// See <doc:Guarantees> for what a save promises.
+public protocol Persistible {
+    /// The name of the file, without the `.json` extension.
+    ///
+    /// The default is the type's name: `Person` is stored in `Person.json`. A file name must not be empty, must
+    /// not contain `/` or a NUL character, and must not be `.` or `..`; saving or loading with such a name throws
+    /// ``PersistenceError/Reason/invalidFileName(_:)`` and touches nothing.
+    static var fileName: String { get }
+
+    /// The directory that holds the file.
+    ///
+    /// The default, for a type that does not declare its own, is the first of:
+    /// 1. the directory given to ``withArchiveDirectory(_:operation:)`` in the current task, if any;
+    /// 2. the `PERSISTIBLE_DIRECTORY` environment variable, when it holds an absolute path;
+    /// 3. the platform's default: the app's Documents directory on iOS, tvOS, watchOS and visionOS;
+    ///    `~/Library/Application Support/<bundle identifier or executable name>` on macOS; and
+    ///    `$XDG_DATA_HOME/<executable name>` (or `~/.local/share/<executable name>`) on Linux and elsewhere.
+    ///
+    /// The directory and its parents are created by the first save.
+    static var archiveDirectory: URL { get }
+
+    /// The encoder that writes the file.
+    ///
+    /// The default pretty-prints with sorted keys, so that the file reads well and the same values always give
+    /// the same bytes. Return your own to choose, for example, ISO-8601 dates; return the same instance each time
+    /// rather than a new one, since an encoder is not free to make.
+    static var archiveEncoder: JSONEncoder { get }
+
+    /// The decoder that reads the file. Pair it with ``archiveEncoder``.
+    static var archiveDecoder: JSONDecoder { get }
+
+    /// Whether a save waits for the data to reach the disk before it returns.
+    ///
+    /// The default is ``Durability/full``.
+    static var archiveDurability: Durability { get }
+}
+
+// These are shared rather than made per call: a JSONEncoder is Sendable, and making one costs more than a small save.
+private let defaultEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return encoder
+}()
+
+private let defaultDecoder = JSONDecoder()
+
+extension Persistible {
+    public static var fileName: String { String(describing: self) }
+
+    public static var archiveDirectory: URL { ArchiveLocation.defaultDirectory }
+
+    public static var archiveEncoder: JSONEncoder { defaultEncoder }
+
+    public static var archiveDecoder: JSONDecoder { defaultDecoder }
+
+    public static var archiveDurability: Durability { .full }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Persistible
+
+// A child process for the tests that need real processes and signals.
+//
+//     StressWriter append DIR PREFIX COUNT
+//         Saves COUNT records one by one, printing each one's id once its save has returned.
+//     StressWriter fill DIR COUNT LIMIT
+//         Saves COUNT records in one array with the file size limited to LIMIT bytes, as a full disk would.
+//
+// It exits 0 on success, 1 with the error's description on standard error, and 2 on bad arguments.
+
+/// The tests declare the same type, so both sides read and write one file format.
+struct StressRecord: Codable, Hashable, Persistible {
+    var id: String
+    var payload: String
+
+    static var fileName: String { "stress" }
+}
+
+func record(_ id: String) -> StressRecord {
+    // Large enough that a save takes a while and a signal can land in the middle of writing the file.
+    StressRecord(id: id, payload: String(repeating: "x", count: 512))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let count = Int(arguments[arguments[1] == "append" ? 4 : 3]) else {
+    FileHandle.standardError.write(Data("usage: StressWriter append DIR PREFIX COUNT | fill DIR COUNT LIMIT\n".utf8))
+    exit(2)
+}
+let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
+
+do {
+    try withArchiveDirectory(directory) {
+        switch arguments[1] {
+        case "append":
+            for index in 0..<count {
+                let id = "\(arguments[3])-\(index)"
+                try record(id).saveToFile()
+                // Unbuffered, so that whoever kills this process has seen every id whose save returned.
+                FileHandle.standardOutput.write(Data((id + "\n").utf8))
+            }
+        case "fill":
+            guard let limit = rlim_t(arguments[4]) else { exit(2) }
+            // Past the limit, write fails with EFBIG instead of the process being killed by SIGXFSZ.
+            signal(SIGXFSZ, SIG_IGN)
+            var limits = rlimit(rlim_cur: limit, rlim_max: limit)
+            guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { exit(2) }
+            try (0..<count).map { record("fill-\($0)") }.saveToFile()
+        default:
+            exit(2)
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
