@@ -8,7 +8,20 @@ extension Persistible where Self: Codable & Hashable {
             typeName: String(describing: self),
             encoder: archiveEncoder,
             decoder: archiveDecoder,
-            durability: archiveDurability
+            durability: archiveDurability,
+            caches: cachesArchive
         )
+    }
+}
+
+// MARK: - Cache
+
+extension Persistible {
+    /// Forgets what this process remembers of the file, freeing its memory; the next operation reads the file.
+    ///
+    /// There is never a need to call it for correctness: every operation checks the file before trusting what it
+    /// remembers. Call it to give memory back, for example after loading a large file once.
+    public static func clearArchiveCache() {
+        ArchiveCache.remove(path: archiveUrl.path)
     }
 }

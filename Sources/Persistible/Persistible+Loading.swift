@@ -40,8 +40,8 @@ extension Persistible where Self: Codable & Hashable {
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does.
     public static func load() throws -> PersistenceData<Self> {
         let archive = try archive()
-        guard let snapshot = try archive.read() else { throw archive.failure(.fileNotFound) }
-        return snapshot.contents
+        guard let state = try archive.read() else { throw archive.failure(.fileNotFound) }
+        return state.contents
     }
 
     /// Loads what the file holds and passes it to `completion`, before returning.

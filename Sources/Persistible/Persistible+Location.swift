@@ -58,10 +58,13 @@ enum ArchiveLocation {
 
     /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
     private static var environmentDirectory: URL? {
-        guard let value = getenv("PERSISTIBLE_DIRECTORY").map({ String(cString: $0) }), value.hasPrefix("/") else {
-            return nil
-        }
-        return URL(fileURLWithPath: value, isDirectory: true)
+        absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map { URL(fileURLWithPath: $0, isDirectory: true) }
+    }
+
+    /// The environment variable's value, if it is set to an absolute path; the XDG rule for every variable here.
+    private static func absolutePath(inEnvironment name: String) -> String? {
+        guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
+        return value
     }
 
     private static let platformDirectory: URL = {
@@ -77,11 +80,13 @@ enum ArchiveLocation {
         #else
         // FileManager's applicationSupportDirectory is the XDG data root itself here, shared by every program,
         // so the program's own folder is added below it.
+        // FileManager's home directory comes from the user database and ignores $HOME, which XDG tools honor.
         let root: URL
-        if let value = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), value.hasPrefix("/") {
+        if let value = absolutePath(inEnvironment: "XDG_DATA_HOME") {
             root = URL(fileURLWithPath: value, isDirectory: true)
         } else {
-            root = fileManager.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            let home = absolutePath(inEnvironment: "HOME") ?? fileManager.homeDirectoryForCurrentUser.path
+            root = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
         }
         return root.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
         #endif

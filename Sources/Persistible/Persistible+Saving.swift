@@ -70,7 +70,8 @@ extension Persistible {
             typeName: String(describing: self),
             encoder: archiveEncoder,
             decoder: archiveDecoder,
-            durability: archiveDurability
+            durability: archiveDurability,
+            caches: false
         )
         try archive.delete()
     }

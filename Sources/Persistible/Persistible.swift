@@ -58,6 +58,16 @@ public protocol Persistible {
     ///
     /// The default is ``Durability/full``.
     static var archiveDurability: Durability { get }
+
+    /// Whether this process keeps the file's contents in memory between operations.
+    ///
+    /// The default is `true`: a save then costs encoding the new values and writing the file, and a load of an
+    /// unchanged file costs a `stat`. Every operation first checks that the file is unchanged (same device, inode,
+    /// size and modification time), so writes by other processes are always seen. The memory is about the file's
+    /// size plus the decoded values, plus a hash set of them after the first save. Return `false` to read the file
+    /// on every operation instead, or free the memory now and then with ``clearArchiveCache()``. Values of class
+    /// types are never cached.
+    static var cachesArchive: Bool { get }
 }
 
 // These are shared rather than made per call: a JSONEncoder is Sendable, and making one costs more than a small save.
@@ -79,4 +89,6 @@ extension Persistible {
     public static var archiveDecoder: JSONDecoder { defaultDecoder }
 
     public static var archiveDurability: Durability { .full }
+
+    public static var cachesArchive: Bool { true }
 }

@@ -9,13 +9,23 @@ struct Archive<Value: Codable & Hashable> {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
     let durability: Durability
+    /// Where this archive's state is cached, or `nil` if it is not.
+    let cacheKey: ArchiveCache.Key?
 
-    init(url: URL, typeName: String, encoder: JSONEncoder, decoder: JSONDecoder, durability: Durability) {
+    init(
+        url: URL,
+        typeName: String,
+        encoder: JSONEncoder,
+        decoder: JSONDecoder,
+        durability: Durability,
+        caches: Bool
+    ) {
         self.url = url
         self.typeName = typeName
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
+        cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self, decoder: decoder) : nil
     }
 
     func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
@@ -35,11 +45,19 @@ struct Archive<Value: Codable & Hashable> {
     // MARK: - Reading
 
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
-    func read() throws(PersistenceError) -> ArchiveSnapshot<Value>? {
-        try read(atPath: url.path)
+    func read() throws(PersistenceError) -> ArchiveState<Value>? {
+        if let cacheKey, let identity = FileIdentity.ofFile(atPath: url.path),
+            let cached = ArchiveCache.state(for: cacheKey, matching: identity, as: Value.self)
+        {
+            return cached
+        }
+        let state = try readFile(atPath: url.path)
+        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey) }
+        return state
     }
 
-    func read(atPath path: String) throws(PersistenceError) -> ArchiveSnapshot<Value>? {
+    /// The state of the file at `path`, read and decoded, or `nil` if there is no file.
+    private func readFile(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
         let bytes: Data
         let identity: FileIdentity
         do {
@@ -48,7 +66,30 @@ struct Archive<Value: Codable & Hashable> {
         } catch {
             throw translate(error)
         }
-        return ArchiveSnapshot(bytes: bytes, identity: identity, contents: try decode(bytes))
+        switch try decode(bytes) {
+        case .single(let value):
+            return ArchiveState(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
+        case .array(let values):
+            return ArchiveState(identity: identity, bytes: bytes, values: values, isSingleValue: false)
+        }
+    }
+
+    /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
+    /// since, taken out of the cache so that it can be changed in place, else read from the file.
+    private func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+        guard let identity = FileIdentity.ofFile(atPath: path) else {
+            // No file, or none that stat can see; reading says which.
+            return try readFile(atPath: path)
+        }
+        if let cacheKey, let cached = ArchiveCache.take(for: cacheKey, matching: identity, as: Value.self) {
+            return cached
+        }
+        return try readFile(atPath: path)
+    }
+
+    /// Remembers the state a writer leaves the file in.
+    private func keep(_ state: ArchiveState<Value>) {
+        if let cacheKey { ArchiveCache.store(state, for: cacheKey) }
     }
 
     /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold.
@@ -138,33 +179,48 @@ struct Archive<Value: Codable & Hashable> {
     ///
     /// A file that does not exist receives `incoming` as written: a single value when `asSingleValue` is set,
     /// else the array without its duplicates. A file that cannot be read is left alone and the error thrown.
+    ///
+    /// An append to an array encodes only the new values and splices them into the file's bytes, so its cost is
+    /// that of writing the file, not of decoding and encoding every value in it.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws(PersistenceError) {
         try withWriteAccess { file in
-            guard let current = try read(atPath: file.path) else {
-                let bytes = asSingleValue ? try encode(incoming[0]) : try encode(Self.unique(incoming))
-                try file.write(bytes, durability: durability)
+            guard var state = try takeState(atPath: file.path) else {
+                let values = asSingleValue ? [incoming[0]] : Self.unique(incoming)
+                let bytes = asSingleValue ? try encode(values[0]) : try encode(values)
+                let identity = try file.write(bytes, durability: durability)
+                keep(ArchiveState(identity: identity, bytes: bytes, values: values, isSingleValue: asSingleValue))
                 return
             }
-            var members = Set(current.contents.values)
+            var members = state.members.take() ?? Set(state.values)
             let additions = incoming.filter { members.insert($0).inserted }
-            guard !additions.isEmpty else { return }
-            let bytes: Data
-            switch current.contents {
-            case .single(let existing):
-                bytes = try encode([existing] + additions)
-            case .array(let existing):
-                let encodedAdditions = try encode(additions)
-                bytes = try JSONArraySplice(encoder: encoder).appending(encodedAdditions, to: current.bytes)
-                    ?? encode(existing + additions)
+            guard !additions.isEmpty else {
+                state.members = members
+                keep(state)
+                return
             }
-            try file.write(bytes, durability: durability)
+            var bytes = Data()
+            swap(&bytes, &state.bytes)
+            if state.isSingleValue {
+                bytes = try encode(state.values + additions)
+            } else if !JSONArraySplice(encoder: encoder).append(try encode(additions), to: &bytes) {
+                bytes = try encode(state.values + additions)
+            }
+            state.identity = try file.write(bytes, durability: durability)
+            state.bytes = bytes
+            state.values += additions
+            state.isSingleValue = false
+            state.members = members
+            keep(state)
         }
     }
 
     /// Removes the file under the lock; a missing file is not an error.
     func delete() throws(PersistenceError) {
         do {
-            try withWriteAccess(creatingDirectory: false) { file in try file.remove(durability: durability) }
+            try withWriteAccess(creatingDirectory: false) { file in
+                ArchiveCache.remove(path: url.path)
+                try file.remove(durability: durability)
+            }
         } catch where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
             // No directory, so no file.
         }
@@ -174,11 +230,4 @@ struct Archive<Value: Codable & Hashable> {
         var seen = Set<Value>()
         return values.filter { seen.insert($0).inserted }
     }
-}
-
-/// A file's bytes, their identity and what they decode to.
-struct ArchiveSnapshot<Value> {
-    var bytes: Data
-    var identity: FileIdentity
-    var contents: PersistenceData<Value>
 }

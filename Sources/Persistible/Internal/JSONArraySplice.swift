@@ -11,35 +11,35 @@ struct JSONArraySplice {
         prettyPrinted = encoder.outputFormatting.contains(.prettyPrinted)
     }
 
-    /// `array` with the elements of `additions` added at its end, or `nil` if either is not a JSON array.
+    /// Adds the elements of `additions` at the end of `array`, in place.
     ///
     /// - Parameters:
     ///   - additions: A non-empty array, as the same encoder wrote it.
     ///   - array: The bytes of a file that decoded as an array.
-    func appending(_ additions: Data, to array: Data) -> Data? {
+    /// - Returns: `false`, leaving `array` unchanged, if either is not in a form it knows.
+    func append(_ additions: Data, to array: inout Data) -> Bool {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
         // The elements of `additions`, with the indentation an encoder gives them inside an array.
         let margin = prettyPrinted ? 2 : 1
-        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return nil }
+        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return false }
         if prettyPrinted {
             guard additions[additions.startIndex + 1] == newline, additions[additions.endIndex - 2] == newline else {
-                return nil
+                return false
             }
         }
         let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
 
         guard let closing = array.lastIndex(where: { !isJSONWhitespace($0) }), array[closing] == close,
             let last = array[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
-        else { return nil }
+        else { return false }
 
-        var result = Data(capacity: array.count + elements.count + 4)
-        result.append(array[...last])
-        if array[last] != open { result.append(UInt8(ascii: ",")) }
-        if prettyPrinted { result.append(newline) }
-        result.append(elements)
-        if prettyPrinted { result.append(newline) }
-        result.append(close)
-        return result
+        array.removeSubrange(array.index(after: last)...)
+        if array[last] != open { array.append(UInt8(ascii: ",")) }
+        if prettyPrinted { array.append(newline) }
+        array.append(elements)
+        if prettyPrinted { array.append(newline) }
+        array.append(close)
+        return true
     }
 }
 

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The last known state of each file in this process, so that an operation need not read and decode what the
+/// previous one already knew.
+///
+/// An entry is used only after checking, on every operation, that the file's identity (device, inode, size,
+/// modification time) is still the one the entry was made from; saves check while holding the file's lock. Any
+/// save replaces the file with a new inode, so a save by another process, or by another handle in this one,
+/// makes the entry stale and the file is read again.
+///
+/// An entry costs about the file's size in bytes, plus the decoded values, plus a hash set of them once a save
+/// has needed one. Types opt out with ``Persistible/cachesArchive``; ``Persistible/clearArchiveCache()`` frees an
+/// entry.
+enum ArchiveCache {
+    struct Key: Hashable, Sendable {
+        var path: String
+        var type: ObjectIdentifier
+        var decoder: ObjectIdentifier
+    }
+
+    private static let entries = Locked<[Key: Entry]>([:])
+
+    /// The key for an archive, or `nil` when its values must not be cached.
+    ///
+    /// Values of class types are never cached: handing the same instances to every caller would share mutable
+    /// state between threads behind their backs.
+    static func key<Value>(path: String, type: Value.Type, decoder: JSONDecoder) -> Key? {
+        guard !(type is AnyObject.Type) else { return nil }
+        return Key(path: path, type: ObjectIdentifier(type), decoder: ObjectIdentifier(decoder))
+    }
+
+    /// The cached state for `key`, if it is still that of the file whose identity is `identity`.
+    static func state<Value>(for key: Key, matching identity: FileIdentity, as type: Value.Type) -> ArchiveState<Value>? {
+        entries.withLock { entries in
+            guard let state = entries[key]?.state as? ArchiveState<Value>, state.identity == identity else { return nil }
+            return state
+        }
+    }
+
+    /// Removes and returns the cached state for `key` if it matches `identity`, so that the caller holds the only
+    /// reference to its storage and can change it in place.
+    static func take<Value>(for key: Key, matching identity: FileIdentity, as type: Value.Type) -> ArchiveState<Value>? {
+        entries.withLock { entries in
+            guard let state = entries[key]?.state as? ArchiveState<Value> else { return nil }
+            entries[key] = nil
+            return state.identity == identity ? state : nil
+        }
+    }
+
+    static func store<Value>(_ state: ArchiveState<Value>, for key: Key) {
+        entries.withLock { $0[key] = Entry(state: state) }
+    }
+
+    static func remove(path: String) {
+        entries.withLock { entries in
+            for key in entries.keys where key.path == path {
+                entries[key] = nil
+            }
+        }
+    }
+
+    static func removeAll() {
+        entries.withLock { $0.removeAll() }
+    }
+}
+
+extension ArchiveCache {
+    /// One archive's state, its type erased so that archives of every type share one table.
+    ///
+    /// `ArchiveState` is a value: storing it copies it, reading it out copies it again, and its arrays and data are
+    /// copy-on-write. Only values of non-class types are stored (see `key(path:type:decoder:)`), so no reference is
+    /// shared between the threads that take copies.
+    struct Entry: @unchecked Sendable {
+        var state: Any
+    }
+}

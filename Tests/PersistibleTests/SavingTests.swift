@@ -1,0 +1,194 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Every row of the table of what a save does.
+@Suite struct SavingTests {
+    @Test func savingOneValueToNoFileWritesThatValue() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            #expect(try Person.load() == .single(sam))
+            #expect(try Person.loadFromFile() == sam)
+        }
+    }
+
+    @Test func savingAnArrayToNoFileWritesItWithoutDuplicatesInOrder() throws {
+        try inTemporaryDirectory { _ in
+            try [amy, sam, amy, maame, sam].saveToFile()
+            #expect(try Person.load() == .array([amy, sam, maame]))
+        }
+    }
+
+    @Test func savingTheSameSingleValueWritesNothing() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            let before = try FileManager.default.attributesOfItem(atPath: Person.archiveUrl.path)
+            try sam.saveToFile()
+            let after = try FileManager.default.attributesOfItem(atPath: Person.archiveUrl.path)
+            #expect(before[.systemFileNumber] as? Int == after[.systemFileNumber] as? Int)
+            #expect(try Person.load() == .single(sam))
+        }
+    }
+
+    @Test func savingAnotherValueOverASingleValueMakesAnArray() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            try amy.saveToFile()
+            #expect(try Person.load() == .array([sam, amy]))
+        }
+    }
+
+    @Test func savingAnArrayOverASingleValueKeepsTheOldValueFirst() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            try [amy, sam, maame].saveToFile()
+            #expect(try Person.load() == .array([sam, amy, maame]))
+        }
+    }
+
+    @Test func savingAnArrayHoldingOnlyTheSingleValueWritesNothing() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            let before = try bytes(of: Person.self)
+            try [sam, sam].saveToFile()
+            #expect(try bytes(of: Person.self) == before)
+            #expect(try Person.load() == .single(sam))
+        }
+    }
+
+    @Test func savingAValueOntoAnArrayAppendsItUnlessPresent() throws {
+        try inTemporaryDirectory { _ in
+            try [sam, amy].saveToFile()
+            try maame.saveToFile()
+            #expect(try Person.load() == .array([sam, amy, maame]))
+            let before = try bytes(of: Person.self)
+            try amy.saveToFile()
+            #expect(try bytes(of: Person.self) == before)
+        }
+    }
+
+    @Test func savingAnArrayOntoAnArrayKeepsOrderAndAppendsOnlyNewValues() throws {
+        try inTemporaryDirectory { _ in
+            try [sam, amy].saveToFile()
+            try [maame, amy, maame, sam].saveToFile()
+            #expect(try Person.load() == .array([sam, amy, maame]))
+            let before = try bytes(of: Person.self)
+            try [amy, sam].saveToFile()
+            #expect(try bytes(of: Person.self) == before)
+        }
+    }
+
+    @Test func savingAnEmptyArrayDoesNothing() throws {
+        try inTemporaryDirectory { directory in
+            try [Person]().saveToFile()
+            #expect(try directory.contents().isEmpty)
+            try sam.saveToFile()
+            let before = try bytes(of: Person.self)
+            try [Person]().saveToFile()
+            #expect(try bytes(of: Person.self) == before)
+        }
+    }
+
+    @Test func appendingGivesTheBytesThatEncodingTheWholeArrayGives() throws {
+        try inTemporaryDirectory { _ in
+            let people = (0..<20).map { Person(name: "P\($0) \"quoted\"\n", age: $0, school: "S/\($0)") }
+            try Array(people[0..<5]).saveToFile()
+            for person in people[5...] { try person.saveToFile() }
+            try Array(people[10...]).saveToFile()
+            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people))
+        }
+    }
+
+    @Test func appendingHandlesValuesWithEmptyAndNestedContainers() throws {
+        struct Nested: Codable, Hashable, Persistible {
+            var tags: [String]
+            var attributes: [String: [Int]]
+            var optional: String?
+        }
+        try inTemporaryDirectory { _ in
+            let values = [
+                Nested(tags: [], attributes: [:], optional: nil),
+                Nested(tags: ["a", "b"], attributes: ["x": [], "y": [1, 2]], optional: "z"),
+                Nested(tags: [""], attributes: ["": [0]], optional: ""),
+            ]
+            try values[0].saveToFile()
+            try values[1].saveToFile()
+            try values[2].saveToFile()
+            #expect(try Nested.loadListFromFile() == values)
+            #expect(try bytes(of: Nested.self) == Nested.archiveEncoder.encode(values))
+        }
+    }
+
+    @Test func outputIsPrettyPrintedWithSortedKeys() throws {
+        try inTemporaryDirectory { _ in
+            try [sam].saveToFile()
+            let text = String(decoding: try bytes(of: Person.self), as: UTF8.self)
+            #expect(text == """
+                [
+                  {
+                    "age" : 35,
+                    "name" : "Samuel",
+                    "school" : "Accra Academy"
+                  }
+                ]
+                """)
+        }
+    }
+
+    @Test func aCustomEncoderIsHonored() throws {
+        try inTemporaryDirectory { _ in
+            let launch = Event(title: "Launch", date: Date(timeIntervalSince1970: 1_700_000_000))
+            try launch.saveToFile()
+            let text = String(decoding: try bytes(of: Event.self), as: UTF8.self)
+            #expect(text.contains("\"2023-11-14T22:13:20Z\""))
+            #expect(try Event.loadFromFile() == launch)
+        }
+    }
+
+    @Test func savesWithoutFsyncAndWithoutCacheBehaveTheSame() throws {
+        try inTemporaryDirectory { _ in
+            for number in [1, 2, 2, 3] {
+                try Quick(number: number).saveToFile()
+                try Uncached(number: number).saveToFile()
+            }
+            #expect(try Quick.loadListFromFile().map(\.number) == [1, 2, 3])
+            #expect(try Uncached.loadListFromFile().map(\.number) == [1, 2, 3])
+        }
+    }
+
+    @Test func deletingRemovesTheFileAndTheNextSaveStartsAfresh() throws {
+        try inTemporaryDirectory { _ in
+            try [sam, amy].saveToFile()
+            try Person.deleteFile()
+            #expect(!FileManager.default.fileExists(atPath: Person.archiveUrl.path))
+            try Person.deleteFile()
+            try maame.saveToFile()
+            #expect(try Person.load() == .single(maame))
+        }
+    }
+
+    @Test func deletingInADirectoryThatDoesNotExistDoesNothing() throws {
+        let directory = try TemporaryDirectory()
+        try withArchiveDirectory(directory.file("absent")) {
+            try Person.deleteFile()
+        }
+        #expect(try directory.contents().isEmpty)
+    }
+
+    @Test func valuesCanBeSavedFromDetachedTasks() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try withArchiveDirectory(url) { try Note(text: "note \(index)").saveToFile() }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let task = Task.detached {
+            try withArchiveDirectory(url) { try Note.loadListFromFile() }
+        }
+        #expect(Set(try await task.value.map(\.text)) == Set((0..<8).map { "note \($0)" }))
+    }
+}
