@@ -1,0 +1,124 @@
+import Foundation
+import Persistible
+import Testing
+
+@Suite struct AtomicWriteTests {
+    @Test(arguments: [true, false])
+    func aSymbolicLinkStaysALinkAndItsTargetIsReplaced(relative: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let real = directory.url.appendingPathComponent("dotfiles", isDirectory: true)
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
+        let target = real.appendingPathComponent("person_data.json")
+        try withArchiveDirectory(real) { try sam.saveToFile() }
+        let link = directory.file("person_data.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: link.path, withDestinationPath: relative ? "dotfiles/person_data.json" : target.path
+        )
+        try withArchiveDirectory(directory.url) {
+            try amy.saveToFile()
+            try [maame].saveToFile()
+            #expect(try Person.loadListFromFile() == [sam, amy, maame])
+        }
+        let type = try FileManager.default.attributesOfItem(atPath: link.path)[.type] as? FileAttributeType
+        #expect(type == .typeSymbolicLink)
+        #expect(try withArchiveDirectory(real) { try Person.loadListFromFile() } == [sam, amy, maame])
+        // The lock sits beside the real file, so every link to it shares one lock.
+        #expect(FileManager.default.fileExists(atPath: target.path + ".lock"))
+        #expect(try directory.contents() == ["dotfiles", "person_data.json"])
+    }
+
+    @Test func aDanglingSymbolicLinkGetsItsTargetCreated() throws {
+        let directory = try TemporaryDirectory()
+        let target = directory.file("elsewhere.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("person_data.json").path, withDestinationPath: target.path
+        )
+        try withArchiveDirectory(directory.url) { try sam.saveToFile() }
+        #expect(try Data(contentsOf: target) == Person.archiveEncoder.encode(sam))
+    }
+
+    @Test(arguments: [0o600, 0o640, 0o604])
+    func theFilesModeIsKept(mode: Int) throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: Person.archiveUrl.path)
+            try amy.saveToFile()
+            try [maame].saveToFile()
+            let attributes = try FileManager.default.attributesOfItem(atPath: Person.archiveUrl.path)
+            #expect(attributes[.posixPermissions] as? Int == mode)
+            #expect(try Person.loadListFromFile() == [sam, amy, maame])
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another owner"))
+    func theFilesOwnerIsKeptWhenRunningAsRoot() throws {
+        try inTemporaryDirectory { _ in
+            try sam.saveToFile()
+            #expect(chown(Person.archiveUrl.path, 1234, 5678) == 0)
+            try amy.saveToFile()
+            var status = stat()
+            #expect(stat(Person.archiveUrl.path, &status) == 0)
+            #expect(status.st_uid == 1234)
+            #expect(status.st_gid == 5678)
+        }
+    }
+
+    @Test func savesLeaveOnlyTheFileAndItsLock() throws {
+        try inTemporaryDirectory { directory in
+            for index in 0..<20 { try Note(text: "\(index)").saveToFile() }
+            try (20..<40).map { Note(text: "\($0)") }.saveToFile()
+            #expect(try directory.contents() == ["Note.json", "Note.json.lock"])
+        }
+    }
+
+    @Test func temporariesOfDeadOrLongGoneWritersAreRemovedByTheNextSave() throws {
+        try inTemporaryDirectory { directory in
+            try sam.saveToFile()
+            // A process that has ended, and been waited for, no longer exists.
+            let ended = try ChildProcess("PersonDemo", ["path"])
+            _ = ended.finish()
+            let dead = directory.file(".person_data.json.persistible-\(ended.process.processIdentifier)-abc.tmp")
+            let alive = directory.file(".person_data.json.persistible-\(getppid())-def.tmp")
+            let aliveButOld = directory.file(".person_data.json.persistible-\(getppid())-ghi.tmp")
+            let someoneElses = directory.file(".other.json.persistible-1-jkl.tmp")
+            for url in [dead, alive, aliveButOld, someoneElses] {
+                try Data("partial".utf8).write(to: url)
+            }
+            let twoHoursAgo = Date(timeIntervalSinceNow: -7200)
+            try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: aliveButOld.path)
+
+            try amy.saveToFile()
+
+            #expect(!FileManager.default.fileExists(atPath: dead.path))
+            #expect(!FileManager.default.fileExists(atPath: aliveButOld.path))
+            #expect(FileManager.default.fileExists(atPath: alive.path))
+            #expect(FileManager.default.fileExists(atPath: someoneElses.path))
+            #expect(try Person.loadListFromFile() == [sam, amy])
+        }
+    }
+
+    @Test func aWriteThatFailsReachesTheCallerAndKeepsTheFile() throws {
+        let directory = try TemporaryDirectory()
+        try withArchiveDirectory(directory.url) {
+            try (0..<10).map { StressRecord(id: "kept-\($0)") }.saveToFile()
+        }
+        let before = try Data(contentsOf: directory.file("stress.json"))
+        // Room for the old file but not for the new one: write fails with EFBIG, as on a full disk.
+        let result = try ChildProcess.run(
+            "StressWriter", ["fill", directory.path, "200", "\(before.count + 4096)"]
+        )
+        #expect(result.status == 1)
+        #expect(result.errors.contains("File too large"))
+        #expect(result.errors.contains("left as it was"))
+        #expect(try Data(contentsOf: directory.file("stress.json")) == before)
+        #expect(try directory.contents() == ["stress.json", "stress.json.lock"])
+    }
+
+    @Test func aWriteThatFailsOnAFirstSaveLeavesNoFile() throws {
+        let directory = try TemporaryDirectory()
+        let result = try ChildProcess.run("StressWriter", ["fill", directory.path, "200", "4096"])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("File too large"))
+        #expect(try directory.contents() == ["stress.json.lock"])
+    }
+}
