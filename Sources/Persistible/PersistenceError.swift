@@ -42,6 +42,9 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
         /// The lock that serializes writers could not be taken; `errno` is the error number.
         case lockFailed(operation: String, errno: Int32)
+
+        /// A store's `update` found no record with this identity.
+        case recordNotFound(identity: String)
     }
 
     /// Why the operation failed.
@@ -87,10 +90,21 @@ extension PersistenceError: CustomStringConvertible {
         case .writeFailed(let operation, let code):
             return "Couldn't save \(typeName) to '\(path)' (\(operation)): \(Self.message(for: code)). "
                 + "The file was left as it was."
+        case .recordNotFound(let identity):
+            return "No \(typeName) with the identity \(identity) is stored in \(place) to update; "
+                + "insert it instead. Nothing was written."
+        case .writeFailed("fsync directory", let code):
+            return "Saved \(typeName) to '\(path)', but its directory could not be flushed to disk: "
+                + "\(Self.message(for: code)). The new contents are in place but may not survive a power loss."
         case .lockFailed(let operation, let code):
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."
         }
+    }
+
+    /// The file, or "memory" for a ``MemoryStore``.
+    private var place: String {
+        url.isFileURL ? "'\(url.path)'" : "memory"
     }
 
     private static func message(for code: Int32) -> String {

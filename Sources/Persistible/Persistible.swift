@@ -70,23 +70,30 @@ public protocol Persistible {
     static var cachesArchive: Bool { get }
 }
 
-// These are shared rather than made per call: a JSONEncoder is Sendable, and making one costs more than a small save.
-private let defaultEncoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return encoder
-}()
+/// The format files are written in unless a type or store chooses another.
+public enum ArchiveFormat {
+    /// Pretty-printed with sorted keys, so that the file reads well and the same values always give the same bytes.
+    ///
+    /// One shared instance rather than one per call: a `JSONEncoder` is `Sendable`, and making one costs more than
+    /// a small save.
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return encoder
+    }()
 
-private let defaultDecoder = JSONDecoder()
+    /// A plain decoder.
+    public static let decoder = JSONDecoder()
+}
 
 extension Persistible {
     public static var fileName: String { String(describing: self) }
 
     public static var archiveDirectory: URL { ArchiveLocation.defaultDirectory }
 
-    public static var archiveEncoder: JSONEncoder { defaultEncoder }
+    public static var archiveEncoder: JSONEncoder { ArchiveFormat.encoder }
 
-    public static var archiveDecoder: JSONDecoder { defaultDecoder }
+    public static var archiveDecoder: JSONDecoder { ArchiveFormat.decoder }
 
     public static var archiveDurability: Durability { .full }
 

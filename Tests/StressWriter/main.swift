@@ -5,13 +5,16 @@ import Persistible
 //
 //     StressWriter append DIR PREFIX COUNT
 //         Saves COUNT records one by one, printing each one's id once its save has returned.
+//     StressWriter transact DIR PREFIX COUNT
+//         Runs COUNT write blocks on a FileStore, each inserting two records and marking the previous block's
+//         first record "checked".
 //     StressWriter fill DIR COUNT LIMIT
 //         Saves COUNT records in one array with the file size limited to LIMIT bytes, as a full disk would.
 //
 // It exits 0 on success, 1 with the error's description on standard error, and 2 on bad arguments.
 
 /// The tests declare the same type, so both sides read and write one file format.
-struct StressRecord: Codable, Hashable, Persistible {
+struct StressRecord: Codable, Hashable, Identifiable, Persistible {
     var id: String
     var payload: String
 
@@ -24,7 +27,7 @@ func record(_ id: String) -> StressRecord {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let count = Int(arguments[arguments[1] == "append" ? 4 : 3]) else {
+guard arguments.count == 5, let count = Int(arguments[arguments[1] == "fill" ? 3 : 4]) else {
     FileHandle.standardError.write(Data("usage: StressWriter append DIR PREFIX COUNT | fill DIR COUNT LIMIT\n".utf8))
     exit(2)
 }
@@ -39,6 +42,20 @@ do {
                 try record(id).saveToFile()
                 // Unbuffered, so that whoever kills this process has seen every id whose save returned.
                 FileHandle.standardOutput.write(Data((id + "\n").utf8))
+            }
+        case "transact":
+            let store = FileStore<StressRecord>()
+            for block in 0..<count {
+                try store.write { writer in
+                    writer.insert(record("\(arguments[3])-\(block)-a"))
+                    writer.insert(record("\(arguments[3])-\(block)-b"))
+                    if block > 0 {
+                        var previous = record("\(arguments[3])-\(block - 1)-a")
+                        try writer.update(previous)
+                        previous.payload = "checked"
+                        writer.insert(previous)
+                    }
+                }
             }
         case "fill":
             guard let limit = rlim_t(arguments[4]) else { exit(2) }

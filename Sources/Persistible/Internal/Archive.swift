@@ -32,13 +32,13 @@ struct Archive<Value: Codable & Hashable> {
         PersistenceError(reason, url: url, typeName: typeName)
     }
 
-    /// Turns whatever the internals threw into the public error.
-    func translate(_ error: any Error) -> PersistenceError {
+    /// Turns what the internals threw into the public error; any other error, such as one a store's write block
+    /// threw, passes through as it is.
+    func translate(_ error: any Error) -> any Error {
         switch error {
-        case let error as PersistenceError: return error
         case let error as SystemError: return failure(error.reason)
         case let error as EncodingError: return failure(.encodingFailed(detail: Self.describe(error)))
-        default: return failure(.encodingFailed(detail: String(describing: error)))
+        default: return error
         }
     }
 
@@ -63,8 +63,10 @@ struct Archive<Value: Codable & Hashable> {
         do {
             guard let file = try FileReader.contents(atPath: path) else { return nil }
             (bytes, identity) = file
+        } catch let error as SystemError {
+            throw failure(error.reason)
         } catch {
-            throw translate(error)
+            throw failure(.readFailed(operation: "read", errno: EIO))
         }
         switch try decode(bytes) {
         case .single(let value):
@@ -76,7 +78,7 @@ struct Archive<Value: Codable & Hashable> {
 
     /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
     /// since, taken out of the cache so that it can be changed in place, else read from the file.
-    private func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+    func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
         guard let identity = FileIdentity.ofFile(atPath: path) else {
             // No file, or none that stat can see; reading says which.
             return try readFile(atPath: path)
@@ -88,7 +90,7 @@ struct Archive<Value: Codable & Hashable> {
     }
 
     /// Remembers the state a writer leaves the file in.
-    private func keep(_ state: ArchiveState<Value>) {
+    func keep(_ state: ArchiveState<Value>) {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey) }
     }
 
@@ -148,7 +150,7 @@ struct Archive<Value: Codable & Hashable> {
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         _ body: (AtomicFile) throws -> Result
-    ) throws(PersistenceError) -> Result {
+    ) throws -> Result {
         do {
             let file = try AtomicFile(resolving: url.path)
             let lock = FileLock(protecting: file.path)
@@ -170,8 +172,10 @@ struct Archive<Value: Codable & Hashable> {
     func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         do {
             return try encoder.encode(value)
+        } catch let error as EncodingError {
+            throw failure(.encodingFailed(detail: Self.describe(error)))
         } catch {
-            throw translate(error)
+            throw failure(.encodingFailed(detail: String(describing: error)))
         }
     }
 
@@ -182,7 +186,7 @@ struct Archive<Value: Codable & Hashable> {
     ///
     /// An append to an array encodes only the new values and splices them into the file's bytes, so its cost is
     /// that of writing the file, not of decoding and encoding every value in it.
-    func merge(_ incoming: [Value], asSingleValue: Bool) throws(PersistenceError) {
+    func merge(_ incoming: [Value], asSingleValue: Bool) throws {
         try withWriteAccess { file in
             guard var state = try takeState(atPath: file.path) else {
                 let values = asSingleValue ? [incoming[0]] : Self.unique(incoming)
@@ -215,13 +219,13 @@ struct Archive<Value: Codable & Hashable> {
     }
 
     /// Removes the file under the lock; a missing file is not an error.
-    func delete() throws(PersistenceError) {
+    func delete() throws {
         do {
             try withWriteAccess(creatingDirectory: false) { file in
                 ArchiveCache.remove(path: url.path)
                 try file.remove(durability: durability)
             }
-        } catch where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
+        } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
             // No directory, so no file.
         }
     }

@@ -22,7 +22,7 @@ struct Note: Codable, Hashable, Persistible {
 }
 
 /// The record that the StressWriter child process writes; the same declaration lives there.
-struct StressRecord: Codable, Hashable, Persistible {
+struct StressRecord: Codable, Hashable, Identifiable, Persistible {
     var id: String
     var payload: String
 

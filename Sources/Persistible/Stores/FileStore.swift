@@ -1,0 +1,110 @@
+import Foundation
+
+/// A store kept in a JSON file, in the same format, with the same locking and atomic writes, as
+/// ``Persistible/saveToFile()``.
+///
+/// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes and
+/// can be used together, from any thread and any process. `FileStore<T>(url:)` keeps any type in any file.
+///
+/// A missing file is an empty store; the first write creates it. A file that does not decode makes every
+/// operation throw and is never overwritten.
+///
+/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)`` holds the
+/// file's lock from reading to writing, so concurrent writes are applied one after the other and none is lost.
+public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
+    private let archive: Archive<Object>
+    /// The error every operation throws, when the store was made for a type whose file name is invalid.
+    private let invalid: PersistenceError?
+    private let identity = RecordIdentity<Object>()
+
+    /// A store in the file at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: The file. Its directory is created by the first write.
+    ///   - encoder: The encoder that writes the file; the default pretty-prints with sorted keys.
+    ///   - decoder: The decoder that reads it.
+    ///   - durability: Whether a write waits for the disk; see ``Durability``.
+    ///   - cachesRecords: Whether this process keeps the records in memory between operations, as
+    ///     ``Persistible/cachesArchive`` describes.
+    public init(
+        url: URL,
+        encoder: JSONEncoder = ArchiveFormat.encoder,
+        decoder: JSONDecoder = ArchiveFormat.decoder,
+        durability: Durability = .full,
+        cachesRecords: Bool = true
+    ) {
+        archive = Archive(
+            url: url,
+            typeName: String(describing: Object.self),
+            encoder: encoder,
+            decoder: decoder,
+            durability: durability,
+            caches: cachesRecords
+        )
+        invalid = nil
+    }
+
+    /// The URL of the file.
+    public var url: URL { archive.url }
+
+    public func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
+        if let invalid { throw invalid }
+        return try body(StoreReader(records: try archive.read()?.values ?? []))
+    }
+
+    public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
+        if let invalid { throw invalid }
+        let archive = archive
+        return try archive.withWriteAccess { file in
+            var state = try archive.takeState(atPath: file.path)
+            var writer = StoreWriter(
+                records: state.map { $0.values } ?? [], identity: identity, location: archive.url
+            )
+            // The writer now holds the only reference to the values, so changes to it copy nothing.
+            state?.values = []
+            let result = try body(&writer)
+            guard writer.hasChanges else {
+                if var state {
+                    state.values = writer.records
+                    archive.keep(state)
+                }
+                return result
+            }
+            var bytes = Data()
+            if var state, !state.isSingleValue, let appended = writer.appendedRecords, !appended.isEmpty {
+                swap(&bytes, &state.bytes)
+                if !JSONArraySplice(encoder: archive.encoder).append(try archive.encode(Array(appended)), to: &bytes) {
+                    bytes = try archive.encode(writer.records)
+                }
+            } else {
+                bytes = try archive.encode(writer.records)
+            }
+            let identity = try file.write(bytes, durability: archive.durability)
+            archive.keep(ArchiveState(identity: identity, bytes: bytes, values: writer.records, isSingleValue: false))
+            return result
+        }
+    }
+}
+
+extension FileStore where Object: Persistible {
+    /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability and
+    /// cache setting.
+    public init() {
+        archive = Archive(
+            url: Object.archiveUrl,
+            typeName: String(describing: Object.self),
+            encoder: Object.archiveEncoder,
+            decoder: Object.archiveDecoder,
+            durability: Object.archiveDurability,
+            caches: Object.cachesArchive
+        )
+        invalid = Result { () throws(PersistenceError) in try Object.validatedArchiveUrl() }.failure
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

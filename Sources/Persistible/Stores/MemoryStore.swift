@@ -1,0 +1,154 @@
+import Foundation
+
+/// A store that keeps its records in memory: for tests, previews, and drafts made by ``Store/makeChild()``.
+///
+/// It behaves as a ``FileStore`` does, record for record, but keeps nothing when the process ends.
+///
+/// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: every read and write holds its
+/// lock.
+public final class MemoryStore<Object: Codable & Hashable>: Store {
+    private let state: Locked<State>
+    private let identity = RecordIdentity<Object>()
+
+    /// Creates an empty store.
+    public init() {
+        state = Locked(State(records: []))
+    }
+
+    /// Creates a store holding `records`, in order; of several records with one identity, the first is kept.
+    public init(_ records: some Sequence<Object>) {
+        var writer = StoreWriter(records: [], identity: identity, location: Self.location)
+        writer.replaceAll(with: records)
+        state = Locked(State(records: writer.records))
+    }
+
+    private static var location: URL { URL(string: "memory:")! }
+
+    /// A draft of `parent`'s records that remembers what is changed in it.
+    init(draftOf records: [Object]) {
+        state = Locked(State(records: records, changes: Changes()))
+    }
+
+    public func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
+        try body(StoreReader(records: state.withLock { $0.records }))
+    }
+
+    public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
+        try state.withLock { state in
+            var writer = StoreWriter(records: state.records, identity: identity, location: Self.location)
+            let result = try body(&writer)
+            if writer.hasChanges {
+                state.changes?.record(from: state.records, to: writer.records, identity: identity)
+                state.records = writer.records
+            }
+            return result
+        }
+    }
+
+    /// The changes made to a draft since it was made or last merged, which are then forgotten.
+    func takeChanges() -> Changes? {
+        state.withLock { state in
+            defer { if state.changes != nil { state.changes = Changes() } }
+            return state.changes
+        }
+    }
+}
+
+extension MemoryStore {
+    struct State {
+        var records: [Object]
+        /// What was changed, for a draft; `nil` for a store that is not one.
+        var changes: Changes?
+    }
+
+    /// The changes made to a draft, in the order they were made.
+    struct Changes {
+        enum Change {
+            case upsert(Object)
+            case delete(Object)
+        }
+
+        private(set) var list: [Change] = []
+
+        /// Notes how `old` became `new`: each record inserted or changed, and each one deleted.
+        mutating func record(from old: [Object], to new: [Object], identity: RecordIdentity<Object>) {
+            var remaining = Dictionary(old.map { (identity.of($0), $0) }, uniquingKeysWith: { first, _ in first })
+            for object in new {
+                if let previous = remaining.removeValue(forKey: identity.of(object)), previous == object { continue }
+                list.append(.upsert(object))
+            }
+            list += old.filter { remaining[identity.of($0)] != nil }.map(Change.delete)
+        }
+
+        mutating func append(_ later: Changes) {
+            list += later.list
+        }
+
+        /// Applies the changes to `writer` in the order they were made, so each one wins over what is there.
+        func apply(to writer: inout StoreWriter<Object>) {
+            for change in list {
+                switch change {
+                case .upsert(let object): writer.insert(object)
+                case .delete(let object): writer.delete(object)
+                }
+            }
+        }
+    }
+}
+
+extension MemoryStore.State: Sendable where Object: Sendable {}
+
+extension MemoryStore.Changes: Sendable where Object: Sendable {}
+
+extension MemoryStore.Changes.Change: Sendable where Object: Sendable {}
+
+extension MemoryStore: Sendable where Object: Sendable {}
+
+// MARK: - Child stores
+
+extension Store {
+    /// A draft: a copy of the records in memory, whose changes reach this store only through ``merge(_:)``.
+    ///
+    /// Edit the draft as freely as any store; drop it to discard the changes.
+    ///
+    /// ```swift
+    /// let draft = try store.makeChild()
+    /// try draft.insert(newMovie)
+    /// if userConfirmed { try store.merge(draft) }
+    /// ```
+    public func makeChild() throws -> MemoryStore<Object> {
+        MemoryStore(draftOf: try all())
+    }
+
+    /// Applies the changes made to `child` since it was made (or last merged), in one write.
+    ///
+    /// The changes are applied record by record to the store as it is now: if the store changed since the draft
+    /// was made, a record the draft inserted, changed or deleted takes the draft's version, and every other record
+    /// keeps the store's. A record the draft deleted that the store no longer holds stays deleted; one the draft
+    /// changed that the store has since deleted comes back. After a merge, the draft starts recording anew.
+    ///
+    /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
+    ///   keeps its changes for another try.
+    public func merge(_ child: MemoryStore<Object>) throws {
+        guard let changes = child.takeChanges() else {
+            preconditionFailure("merge(_:) takes a store made by makeChild()")
+        }
+        do {
+            try write { changes.apply(to: &$0) }
+        } catch {
+            child.restore(changes)
+            throw error
+        }
+    }
+}
+
+extension MemoryStore {
+    /// Puts back changes that a failed merge took.
+    fileprivate func restore(_ changes: Changes) {
+        state.withLock { state in
+            var restored = changes
+            if let later = state.changes { restored.append(later) }
+            state.changes = restored
+        }
+    }
+}

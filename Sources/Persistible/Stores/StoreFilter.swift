@@ -1,0 +1,82 @@
+import Foundation
+
+/// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
+///
+/// Make one by comparing a key path with a value using `==`, `!=`, `<`, `<=`, `>` or `>=`, and combine them with
+/// `&&`, `||` and prefix `!`. Pass it to ``Store/filter(where:)-(StoreFilter<Object>)``. A Foundation `Predicate`
+/// made with `#Predicate` works too.
+public struct StoreFilter<Object>: Sendable {
+    let test: @Sendable (Object) throws -> Bool
+
+    /// A filter that keeps the records for which `test` returns `true`.
+    public init(_ test: @escaping @Sendable (Object) throws -> Bool) {
+        self.test = test
+    }
+
+    /// A filter that evaluates a Foundation predicate.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    public init(_ predicate: Predicate<Object>) {
+        test = { try predicate.evaluate($0) }
+    }
+}
+
+// MARK: - Comparing a key path with a value
+
+/// Keeps the records whose value at `keyPath` equals `value`.
+public func == <Object, Value: Equatable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] == value }
+}
+
+/// Keeps the records whose value at `keyPath` differs from `value`.
+public func != <Object, Value: Equatable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] != value }
+}
+
+/// Keeps the records whose value at `keyPath` is less than `value`.
+public func < <Object, Value: Comparable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] < value }
+}
+
+/// Keeps the records whose value at `keyPath` is less than or equal to `value`.
+public func <= <Object, Value: Comparable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] <= value }
+}
+
+/// Keeps the records whose value at `keyPath` is greater than `value`.
+public func > <Object, Value: Comparable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] > value }
+}
+
+/// Keeps the records whose value at `keyPath` is greater than or equal to `value`.
+public func >= <Object, Value: Comparable & Sendable>(
+    keyPath: KeyPath<Object, Value> & Sendable, value: Value
+) -> StoreFilter<Object> {
+    StoreFilter { $0[keyPath: keyPath] >= value }
+}
+
+// MARK: - Combining filters
+
+/// Keeps the records that both filters keep; `rhs` is tested only when `lhs` keeps the record.
+public func && <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
+    StoreFilter { try lhs.test($0) && rhs.test($0) }
+}
+
+/// Keeps the records that either filter keeps; `rhs` is tested only when `lhs` does not keep the record.
+public func || <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
+    StoreFilter { try lhs.test($0) || rhs.test($0) }
+}
+
+/// Keeps the records that `filter` does not keep.
+public prefix func ! <Object>(filter: StoreFilter<Object>) -> StoreFilter<Object> {
+    StoreFilter { try !filter.test($0) }
+}
