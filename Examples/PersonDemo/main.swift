@@ -5,7 +5,9 @@ import Persistible
 //
 //     PersonDemo [--directory DIR]                      the walkthrough
 //     PersonDemo [--directory DIR] add NAME AGE SCHOOL
-//     PersonDemo [--directory DIR] list | clear | path
+//     PersonDemo [--directory DIR] remove NAME
+//     PersonDemo [--directory DIR] list [--older-than AGE] [--sort name|age]
+//     PersonDemo [--directory DIR] clear | path
 
 let usage = """
     usage: PersonDemo [--directory DIR] [command]
@@ -14,7 +16,10 @@ let usage = """
 
     commands:
       add NAME AGE SCHOOL   save a person, unless saved already
+      remove NAME           remove everyone with that name
       list                  print everyone saved, in the order they were first saved
+        --older-than AGE    only those older than AGE
+        --sort name|age     sorted by name or by age (then name) instead
       clear                 delete the file
       path                  print where the file is
 
@@ -38,7 +43,8 @@ func parse(_ arguments: [String]) throws(UsageError) -> (directory: URL?, comman
             }
             directory = URL(fileURLWithPath: value, isDirectory: true)
         case "-h", "--help":
-            throw UsageError(message: "")
+            print(usage)
+            exit(0)
         default:
             command.append(argument)
         }
@@ -78,17 +84,17 @@ func run(_ command: [String]) throws {
             throw UsageError(message: "add takes a NAME, an AGE (a whole number) and a SCHOOL")
         }
         try Person(name: command[1], age: age, school: command[3]).saveToFile()
+    case "remove":
+        guard command.count == 2 else { throw UsageError(message: "remove takes a NAME") }
+        let name = command[1]
+        let removed = try FileStore<Person>().write { writer in
+            let matching = writer.all().filter { $0.name == name }
+            for person in matching { writer.delete(person) }
+            return matching.count
+        }
+        guard removed > 0 else { throw NotFound(name: name) }
     case "list":
-        guard command.count == 1 else { throw UsageError(message: "list takes no arguments") }
-        let people: [Person]
-        do {
-            people = try Person.loadListFromFile()
-        } catch let error as PersistenceError where error.reason == .fileNotFound {
-            people = []
-        }
-        for person in people {
-            print("\(person.name)\t\(person.age)\t\(person.school)")
-        }
+        try list(options: Array(command.dropFirst()))
     case "clear":
         guard command.count == 1 else { throw UsageError(message: "clear takes no arguments") }
         try Person.deleteFile()
@@ -97,6 +103,42 @@ func run(_ command: [String]) throws {
         print(Person.archiveUrl.path)
     case let unknown?:
         throw UsageError(message: "unknown command '\(unknown)'")
+    }
+}
+
+struct NotFound: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "no one named '\(name)' is saved" }
+}
+
+func list(options: [String]) throws {
+    var olderThan = -1
+    var sort: String?
+    var remaining = options[...]
+    while let option = remaining.popFirst() {
+        switch option {
+        case "--older-than":
+            guard let value = remaining.popFirst().flatMap(Int.init) else {
+                throw UsageError(message: "--older-than needs an AGE (a whole number)")
+            }
+            olderThan = value
+        case "--sort":
+            guard let value = remaining.popFirst(), value == "name" || value == "age" else {
+                throw UsageError(message: "--sort takes name or age")
+            }
+            sort = value
+        default:
+            throw UsageError(message: "list does not take '\(option)'")
+        }
+    }
+    var query = FileStore<Person>().filter(where: \.age > olderThan)
+    switch sort {
+    case "name": query = query.sorted(by: \.name)
+    case "age": query = query.sorted(by: \.age).sorted(by: \.name)
+    default: break
+    }
+    for person in try query.result() {
+        print("\(person.name)\t\(person.age)\t\(person.school)")
     }
 }
 
@@ -112,9 +154,12 @@ do {
         try run(command)
     }
 } catch let error as UsageError {
-    if !error.message.isEmpty { standardError("PersonDemo: \(error.message)") }
+    standardError("PersonDemo: \(error.message)")
     standardError(usage)
     exit(2)
+} catch let error as NotFound {
+    standardError("PersonDemo: \(error)")
+    exit(1)
 } catch {
     standardError("PersonDemo: \(error.localizedDescription)")
     exit(1)

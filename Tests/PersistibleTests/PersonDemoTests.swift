@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The demo, run as a user runs it.
+@Suite struct PersonDemoTests {
+    private func demo(_ directory: borrowing TemporaryDirectory, _ arguments: String...) throws
+        -> (status: Int32, output: String, errors: String)
+    {
+        try ChildProcess.run("PersonDemo", ["--directory", directory.path] + arguments)
+    }
+
+    @Test func theWalkthroughSavesLoadsAndTellsWhereTheFileIs() throws {
+        let directory = try TemporaryDirectory()
+        let first = try demo(directory)
+        #expect(first.status == 0)
+        #expect(first.output.contains("The file holds 3 people: Samuel, Amy, Maame"))
+        #expect(first.output.contains(directory.file("person_data.json").path))
+        // Run again, the saves change nothing.
+        let before = try Data(contentsOf: directory.file("person_data.json"))
+        #expect(try demo(directory).status == 0)
+        #expect(try Data(contentsOf: directory.file("person_data.json")) == before)
+    }
+
+    @Test func listFiltersAndSorts() throws {
+        let directory = try TemporaryDirectory()
+        _ = try demo(directory)
+        #expect(try demo(directory, "add", "Kofi", "40", "Achimota").status == 0)
+        #expect(try demo(directory, "list").output == """
+            Samuel\t35\tAccra Academy
+            Amy\t25\tAccra Girls
+            Maame\t25\tAccra High
+            Kofi\t40\tAchimota
+
+            """)
+        #expect(try demo(directory, "list", "--older-than", "30", "--sort", "name").output
+            == "Kofi\t40\tAchimota\nSamuel\t35\tAccra Academy\n")
+        #expect(try demo(directory, "list", "--sort", "age").output.split(separator: "\n").map { $0.prefix(4) }
+            == ["Amy\t", "Maam", "Samu", "Kofi"])
+    }
+
+    @Test func removeDeletesByNameAndSaysWhenNoOneMatches() throws {
+        let directory = try TemporaryDirectory()
+        _ = try demo(directory)
+        #expect(try demo(directory, "remove", "Amy").status == 0)
+        let again = try demo(directory, "remove", "Amy")
+        #expect(again.status == 1)
+        #expect(again.errors.contains("no one named 'Amy'"))
+        #expect(try demo(directory, "list").output.contains("Amy") == false)
+    }
+
+    @Test(arguments: [["add", "Kofi"], ["add", "Kofi", "old", "School"], ["list", "--sort", "height"], ["fly"]])
+    func badArgumentsPrintUsageAndExitWithTwo(_ arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let result = try ChildProcess.run("PersonDemo", ["--directory", directory.path] + arguments)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("usage: PersonDemo"))
+        #expect(result.output.isEmpty)
+    }
+
+    @Test func aPersistenceErrorIsReportedWithExitOne() throws {
+        let directory = try TemporaryDirectory()
+        try Data("not json".utf8).write(to: directory.file("person_data.json"))
+        let result = try demo(directory, "add", "Kofi", "40", "Achimota")
+        #expect(result.status == 1)
+        #expect(result.errors.contains("does not hold a Person"))
+        #expect(try Data(contentsOf: directory.file("person_data.json")) == Data("not json".utf8))
+    }
+}
