@@ -87,15 +87,15 @@ extension PersistenceError: CustomStringConvertible {
             return "\(typeName) could not be encoded for '\(path)': \(detail) The file was left as it is."
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
+        case .writeFailed("fsync directory", let code):
+            return "Saved \(typeName) to '\(path)', but its directory could not be flushed to disk: "
+                + "\(Self.message(for: code)). The new contents are in place but may not survive a power loss."
         case .writeFailed(let operation, let code):
             return "Couldn't save \(typeName) to '\(path)' (\(operation)): \(Self.message(for: code)). "
                 + "The file was left as it was."
         case .recordNotFound(let identity):
             return "No \(typeName) with the identity \(identity) is stored in \(place) to update; "
                 + "insert it instead. Nothing was written."
-        case .writeFailed("fsync directory", let code):
-            return "Saved \(typeName) to '\(path)', but its directory could not be flushed to disk: "
-                + "\(Self.message(for: code)). The new contents are in place but may not survive a power loss."
         case .lockFailed(let operation, let code):
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."

@@ -24,8 +24,9 @@ extension Persistible {
 /// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
 /// its own.
 ///
-/// The choice is scoped to the current task and the tasks it creates, so tests running in parallel can each use
-/// their own temporary directory, and an app can point a subsystem elsewhere, without changing global state:
+/// The choice is scoped to the current task, its child tasks and the `Task { }`s it starts, so tests running in
+/// parallel can each use their own temporary directory, and an app can point a subsystem elsewhere, without
+/// changing global state:
 ///
 /// ```swift
 /// try withArchiveDirectory(temporaryDirectory) {
@@ -33,7 +34,8 @@ extension Persistible {
 /// }
 /// ```
 ///
-/// A thread started inside `operation` by other means than a task (a `Thread`, a Dispatch queue) does not see it.
+/// `Task.detached`, and threads started by other means (a `Thread`, a Dispatch queue), do not see it: call this
+/// function again inside them.
 public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
     try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }

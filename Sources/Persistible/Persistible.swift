@@ -51,7 +51,8 @@ public protocol Persistible {
     /// rather than a new one, since an encoder is not free to make.
     static var archiveEncoder: JSONEncoder { get }
 
-    /// The decoder that reads the file. Pair it with ``archiveEncoder``.
+    /// The decoder that reads the file. Pair it with ``archiveEncoder``, and return the same instance each time: the
+    /// cache trusts what it decoded only for the decoder that decoded it.
     static var archiveDecoder: JSONDecoder { get }
 
     /// Whether a save waits for the data to reach the disk before it returns.
@@ -63,10 +64,14 @@ public protocol Persistible {
     ///
     /// The default is `true`: a save then costs encoding the new values and writing the file, and a load of an
     /// unchanged file costs a `stat`. Every operation first checks that the file is unchanged (same device, inode,
-    /// size and modification time), so writes by other processes are always seen. The memory is about the file's
-    /// size plus the decoded values, plus a hash set of them after the first save. Return `false` to read the file
-    /// on every operation instead, or free the memory now and then with ``clearArchiveCache()``. Values of class
-    /// types are never cached.
+    /// size and modification time, to the nanosecond). A save by any process replaces the file with a new inode, so
+    /// it is always seen. The memory is about the file's size plus the decoded values, plus a hash set of them after
+    /// the first save.
+    ///
+    /// What the check can miss: another program that rewrites the file in place, or deletes it and writes a new one
+    /// that gets the old inode number, leaving the size unchanged within one tick of the file system's clock. If
+    /// other programs edit the file that way, return `false` to read the file on every operation instead. To free
+    /// the memory now and then, call ``clearArchiveCache()``. Values of class types are never cached.
     static var cachesArchive: Bool { get }
 }
 

@@ -192,3 +192,20 @@ import Testing
         #expect(Set(try await task.value.map(\.text)) == Set((0..<8).map { "note \($0)" }))
     }
 }
+
+/// A type that makes a new decoder for every operation, as a careless conformance might.
+private struct FreshDecoder: Codable, Hashable, Persistible {
+    var number: Int
+    static var archiveDecoder: JSONDecoder { JSONDecoder() }
+}
+
+@Suite struct CacheTests {
+    @Test func aTypeThatMakesANewDecoderEachTimeStillSavesAndLoadsCorrectly() throws {
+        try inTemporaryDirectory { _ in
+            for number in [1, 2, 2, 3] { try FreshDecoder(number: number).saveToFile() }
+            try [FreshDecoder(number: 3), FreshDecoder(number: 4)].saveToFile()
+            #expect(try FreshDecoder.loadListFromFile().map(\.number) == [1, 2, 3, 4])
+            #expect(try bytes(of: FreshDecoder.self) == FreshDecoder.archiveEncoder.encode((1...4).map(FreshDecoder.init)))
+        }
+    }
+}

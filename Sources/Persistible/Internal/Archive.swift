@@ -25,7 +25,7 @@ struct Archive<Value: Codable & Hashable> {
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
-        cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self, decoder: decoder) : nil
+        cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self) : nil
     }
 
     func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
@@ -47,12 +47,12 @@ struct Archive<Value: Codable & Hashable> {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> ArchiveState<Value>? {
         if let cacheKey, let identity = FileIdentity.ofFile(atPath: url.path),
-            let cached = ArchiveCache.state(for: cacheKey, matching: identity, as: Value.self)
+            let cached = ArchiveCache.state(for: cacheKey, matching: identity, decoder: decoder, as: Value.self)
         {
             return cached
         }
         let state = try readFile(atPath: url.path)
-        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey) }
+        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
         return state
     }
 
@@ -83,7 +83,7 @@ struct Archive<Value: Codable & Hashable> {
             // No file, or none that stat can see; reading says which.
             return try readFile(atPath: path)
         }
-        if let cacheKey, let cached = ArchiveCache.take(for: cacheKey, matching: identity, as: Value.self) {
+        if let cacheKey, let cached = ArchiveCache.take(for: cacheKey, matching: identity, decoder: decoder, as: Value.self) {
             return cached
         }
         return try readFile(atPath: path)
@@ -91,7 +91,7 @@ struct Archive<Value: Codable & Hashable> {
 
     /// Remembers the state a writer leaves the file in.
     func keep(_ state: ArchiveState<Value>) {
-        if let cacheKey { ArchiveCache.store(state, for: cacheKey) }
+        if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
 
     /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold.
@@ -189,10 +189,12 @@ struct Archive<Value: Codable & Hashable> {
     func merge(_ incoming: [Value], asSingleValue: Bool) throws {
         try withWriteAccess { file in
             guard var state = try takeState(atPath: file.path) else {
-                let values = asSingleValue ? [incoming[0]] : Self.unique(incoming)
+                let (values, members) = asSingleValue ? ([incoming[0]], [incoming[0]]) : Self.unique(incoming)
                 let bytes = asSingleValue ? try encode(values[0]) : try encode(values)
                 let identity = try file.write(bytes, durability: durability)
-                keep(ArchiveState(identity: identity, bytes: bytes, values: values, isSingleValue: asSingleValue))
+                keep(ArchiveState(
+                    identity: identity, bytes: bytes, values: values, isSingleValue: asSingleValue, members: members
+                ))
                 return
             }
             var members = state.members.take() ?? Set(state.values)
@@ -230,8 +232,17 @@ struct Archive<Value: Codable & Hashable> {
         }
     }
 
-    static func unique(_ values: [Value]) -> [Value] {
-        var seen = Set<Value>()
-        return values.filter { seen.insert($0).inserted }
+    /// The values without their duplicates, in first-seen order, and the set of them.
+    static func unique(_ values: [Value]) -> ([Value], Set<Value>) {
+        var seen = Set<Value>(minimumCapacity: values.count)
+        // Most arrays have no duplicates: only the first one found makes a new array.
+        for (index, value) in values.enumerated() where !seen.insert(value).inserted {
+            var unique = Array(values[..<index])
+            for later in values[(index + 1)...] where seen.insert(later).inserted {
+                unique.append(later)
+            }
+            return (unique, seen)
+        }
+        return (values, seen)
     }
 }

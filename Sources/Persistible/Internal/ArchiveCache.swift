@@ -12,10 +12,11 @@ import Foundation
 /// has needed one. Types opt out with ``Persistible/cachesArchive``; ``Persistible/clearArchiveCache()`` frees an
 /// entry.
 enum ArchiveCache {
+    /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a new
+    /// decoder for each operation replaces its entry instead of adding one per decoder.
     struct Key: Hashable, Sendable {
         var path: String
         var type: ObjectIdentifier
-        var decoder: ObjectIdentifier
     }
 
     private static let entries = Locked<[Key: Entry]>([:])
@@ -24,31 +25,39 @@ enum ArchiveCache {
     ///
     /// Values of class types are never cached: handing the same instances to every caller would share mutable
     /// state between threads behind their backs.
-    static func key<Value>(path: String, type: Value.Type, decoder: JSONDecoder) -> Key? {
+    static func key<Value>(path: String, type: Value.Type) -> Key? {
         guard !(type is AnyObject.Type) else { return nil }
-        return Key(path: path, type: ObjectIdentifier(type), decoder: ObjectIdentifier(decoder))
+        return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The cached state for `key`, if it is still that of the file whose identity is `identity`.
-    static func state<Value>(for key: Key, matching identity: FileIdentity, as type: Value.Type) -> ArchiveState<Value>? {
+    /// The cached state for `key`, if it is still that of the file whose identity is `identity`, as decoded by
+    /// `decoder`.
+    static func state<Value>(
+        for key: Key, matching identity: FileIdentity, decoder: JSONDecoder, as type: Value.Type
+    ) -> ArchiveState<Value>? {
         entries.withLock { entries in
-            guard let state = entries[key]?.state as? ArchiveState<Value>, state.identity == identity else { return nil }
+            guard let entry = entries[key], entry.decoder === decoder,
+                let state = entry.state as? ArchiveState<Value>, state.identity == identity
+            else { return nil }
             return state
         }
     }
 
-    /// Removes and returns the cached state for `key` if it matches `identity`, so that the caller holds the only
-    /// reference to its storage and can change it in place.
-    static func take<Value>(for key: Key, matching identity: FileIdentity, as type: Value.Type) -> ArchiveState<Value>? {
+    /// Removes and returns the cached state for `key` if it matches, so that the caller holds the only reference
+    /// to its storage and can change it in place.
+    static func take<Value>(
+        for key: Key, matching identity: FileIdentity, decoder: JSONDecoder, as type: Value.Type
+    ) -> ArchiveState<Value>? {
         entries.withLock { entries in
-            guard let state = entries[key]?.state as? ArchiveState<Value> else { return nil }
-            entries[key] = nil
-            return state.identity == identity ? state : nil
+            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder,
+                let state = entry.state as? ArchiveState<Value>, state.identity == identity
+            else { return nil }
+            return state
         }
     }
 
-    static func store<Value>(_ state: ArchiveState<Value>, for key: Key) {
-        entries.withLock { $0[key] = Entry(state: state) }
+    static func store<Value>(_ state: ArchiveState<Value>, for key: Key, decoder: JSONDecoder) {
+        entries.withLock { $0[key] = Entry(state: state, decoder: decoder) }
     }
 
     static func remove(path: String) {
@@ -68,9 +77,11 @@ extension ArchiveCache {
     /// One archive's state, its type erased so that archives of every type share one table.
     ///
     /// `ArchiveState` is a value: storing it copies it, reading it out copies it again, and its arrays and data are
-    /// copy-on-write. Only values of non-class types are stored (see `key(path:type:decoder:)`), so no reference is
+    /// copy-on-write. Only values of non-class types are stored (see `key(path:type:)`), so no reference is
     /// shared between the threads that take copies.
     struct Entry: @unchecked Sendable {
         var state: Any
+        /// The decoder that made `state`; another decoder may read the same bytes differently.
+        var decoder: JSONDecoder
     }
 }

@@ -53,7 +53,7 @@ struct AtomicFile {
             }
             try Self.writeAll(bytes, to: descriptor)
             if durability == .full {
-                try Self.synchronize(descriptor, "fsync")
+                try flushToDisk(descriptor, "fsync")
             }
             var written = stat()
             guard fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
@@ -61,7 +61,7 @@ struct AtomicFile {
             guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             guard rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
             if durability == .full {
-                try synchronizeDirectory()
+                try Directory.flush(atPath: directory)
             }
             return FileIdentity(written)
         } catch {
@@ -78,7 +78,7 @@ struct AtomicFile {
             throw SystemError.last("unlink", .write)
         }
         if durability == .full {
-            try synchronizeDirectory()
+            try Directory.flush(atPath: directory)
         }
     }
 
@@ -137,23 +137,6 @@ struct AtomicFile {
                 remaining -= written
             }
         }
-    }
-
-    private static func synchronize(_ descriptor: Int32, _ operation: String) throws {
-        #if canImport(Darwin)
-        // fsync on Apple platforms leaves the data in the drive's cache; F_FULLFSYNC asks the drive to write it.
-        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
-        #endif
-        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else {
-            throw SystemError.last(operation, .write)
-        }
-    }
-
-    private func synchronizeDirectory() throws {
-        let descriptor = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw SystemError.last("open directory", .write) }
-        defer { close(descriptor) }
-        try Self.synchronize(descriptor, "fsync directory")
     }
 
     // MARK: - Symbolic links

@@ -8,7 +8,7 @@ enum Directory {
     /// along with the file that is about to be written in them.
     static func create(atPath path: String, durability: Durability) throws {
         if mkdir(path, 0o777) == 0 {
-            if durability == .full { try synchronize(parentOf: path) }
+            if durability == .full { try flush(atPath: (path as NSString).deletingLastPathComponent) }
             return
         }
         switch errno {
@@ -19,17 +19,29 @@ enum Directory {
             guard parent != path, !parent.isEmpty else { throw SystemError.last("create directory", .write) }
             try create(atPath: parent, durability: durability)
             guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw SystemError.last("create directory", .write) }
-            if durability == .full { try synchronize(parentOf: path) }
+            if durability == .full { try flush(atPath: parent) }
         default:
             throw SystemError.last("create directory", .write)
         }
     }
 
-    private static func synchronize(parentOf path: String) throws {
-        let parent = (path as NSString).deletingLastPathComponent
-        let descriptor = retryingOnInterrupt { open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    /// Flushes the directory at `path` to the disk, so that the entries just made or renamed in it survive a
+    /// power loss.
+    static func flush(atPath path: String) throws {
+        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw SystemError.last("open directory", .write) }
         defer { close(descriptor) }
-        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw SystemError.last("fsync directory", .write) }
+        try flushToDisk(descriptor, "fsync directory")
+    }
+}
+
+/// Flushes a file's data, and on Apple platforms the drive's own cache, to the disk.
+func flushToDisk(_ descriptor: Int32, _ operation: String) throws {
+    #if canImport(Darwin)
+    // fsync on Apple platforms leaves the data in the drive's cache; F_FULLFSYNC asks the drive to write it.
+    if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+    #endif
+    guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else {
+        throw SystemError.last(operation, .write)
     }
 }

@@ -34,7 +34,7 @@ public protocol Store<Object> {
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 
-/// The records of a store inside a ``Store/read(_:)`` block.
+/// The records of a store inside a `read(_:)` block.
 public struct StoreReader<Object: Codable & Hashable> {
     let records: [Object]
 

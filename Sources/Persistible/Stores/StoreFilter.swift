@@ -3,7 +3,7 @@ import Foundation
 /// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
 ///
 /// Make one by comparing a key path with a value using `==`, `!=`, `<`, `<=`, `>` or `>=`, and combine them with
-/// `&&`, `||` and prefix `!`. Pass it to ``Store/filter(where:)-(StoreFilter<Object>)``. A Foundation `Predicate`
+/// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`. A Foundation `Predicate`
 /// made with `#Predicate` works too.
 public struct StoreFilter<Object>: Sendable {
     let test: @Sendable (Object) throws -> Bool

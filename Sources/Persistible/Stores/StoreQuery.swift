@@ -10,7 +10,7 @@ public enum StoreSortOrder: Sendable, Hashable {
 
 /// A query on a store: which records, in which order, how many.
 ///
-/// Build one with ``Store/filter(where:)-(StoreFilter<Object>)`` and refine it; nothing is read until one of
+/// Build one with `filter(where:)` and refine it; nothing is read until one of
 /// ``result()``, ``first()`` or ``count()`` runs it against the store as it is then.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The records of a store inside a ``Store/write(_:)`` block, and the changes made to them.
+/// The records of a store inside a `write(_:)` block, and the changes made to them.
 ///
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
 /// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored

@@ -1,4 +1,4 @@
-/// What ``Store/synchronize(with:)`` changed.
+/// What `synchronize(with:)` changed.
 public struct SynchronizeResult<Object> {
     /// The records that were not stored before, in the order given.
     public var added: [Object] = []
