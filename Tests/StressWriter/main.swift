@@ -8,6 +8,8 @@ import Persistible
 //     StressWriter transact DIR PREFIX COUNT
 //         Runs COUNT write blocks on a FileStore, each inserting two records and marking the previous block's
 //         first record "checked".
+//     StressWriter hold DIR
+//         Holds the lock inside a FileStore write block, printing "locked", until a line arrives on standard input.
 //     StressWriter fill DIR COUNT LIMIT
 //         Saves COUNT records in one array with the file size limited to LIMIT bytes, as a full disk would.
 //
@@ -27,15 +29,27 @@ func record(_ id: String) -> StressRecord {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let count = Int(arguments[arguments[1] == "fill" ? 3 : 4]) else {
-    FileHandle.standardError.write(Data("usage: StressWriter append DIR PREFIX COUNT | fill DIR COUNT LIMIT\n".utf8))
+/// The whole number at `index` of the arguments, or `nil`.
+func number(at index: Int) -> Int? {
+    index < arguments.count ? Int(arguments[index]) : nil
+}
+let mode = arguments.count > 2 ? arguments[1] : ""
+let shapes: [String: (count: Int, numberAt: Int?)] = [
+    "append": (5, 4), "transact": (5, 4), "fill": (5, 3), "hold": (3, nil),
+]
+guard let shape = shapes[mode], arguments.count == shape.count, shape.numberAt.map({ number(at: $0) != nil }) ?? true
+else {
+    FileHandle.standardError.write(Data(
+        "usage: StressWriter append|transact DIR PREFIX COUNT | fill DIR COUNT LIMIT | hold DIR\n".utf8
+    ))
     exit(2)
 }
+let count = shape.numberAt.flatMap(number(at:)) ?? 0
 let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
 
 do {
     try withArchiveDirectory(directory) {
-        switch arguments[1] {
+        switch mode {
         case "append":
             for index in 0..<count {
                 let id = "\(arguments[3])-\(index)"
@@ -56,6 +70,11 @@ do {
                         writer.insert(previous)
                     }
                 }
+            }
+        case "hold":
+            try FileStore<StressRecord>().write { _ in
+                FileHandle.standardOutput.write(Data("locked\n".utf8))
+                _ = readLine()
             }
         case "fill":
             guard let limit = rlim_t(arguments[4]) else { exit(2) }

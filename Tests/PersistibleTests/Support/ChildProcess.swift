@@ -7,13 +7,15 @@ struct ChildProcess {
     let process: Process
     let output: Pipe
     let errors: Pipe
+    /// The child's standard input; closed at once unless `input` was asked for.
+    let input: Pipe
 
     static func executable(_ name: String) -> URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// Starts `name` with `arguments`; `environment` entries are added to this process's.
-    init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], input: Bool = false) throws {
         process = Process()
         process.executableURL = Self.executable(name)
         process.arguments = arguments
@@ -22,7 +24,8 @@ struct ChildProcess {
         errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        self.input = Pipe()
+        process.standardInput = input ? self.input : FileHandle.nullDevice
         try process.run()
     }
 
