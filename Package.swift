@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Persistible", targets: ["Persistible"]),
         .executable(name: "PersonDemo", targets: ["PersonDemo"]),
+        .executable(name: "PersistibleBenchmarks", targets: ["PersistibleBenchmarks"]),
     ],
     dependencies: [],
     targets: [
@@ -22,6 +23,9 @@ let package = Package(
 
         // Examples
         .executableTarget(name: "PersonDemo", dependencies: ["Persistible"], path: "Examples/PersonDemo"),
+
+        // Benchmarks
+        .executableTarget(name: "PersistibleBenchmarks", dependencies: ["Persistible"], path: "Benchmarks/PersistibleBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,81 @@
+import Foundation
+import Persistible
+
+/// Appending one new value to a file that holds n records: the package, the article's algorithm and the I/O floor.
+struct AppendWorkload {
+    let sandbox: Sandbox
+    let plan: Plan
+
+    func run(n: Int) throws -> AppendResult {
+        let repetitions = plan.appendRepetitions(n: n)
+        let articleRepetitions = plan.articleRepetitions(n: n)
+
+        // Every contender starts from the same bytes, written as the package would write them.
+        let seed = try Record.archiveEncoder.encode((0..<n).map(Record.init(index:)))
+        let floorDurableFile = sandbox.file("floor-durable.json")
+        let floorNoSyncFile = sandbox.file("floor-nosync.json")
+        let files = [Record.archiveUrl, NoSyncRecord.archiveUrl, ArticleRecord.archiveUrl, floorDurableFile, floorNoSyncFile]
+        for file in files {
+            try seed.write(to: file, options: .atomic)
+        }
+        // The floor rewrites what the file holds; reading it is not part of what it measures.
+        let floorBytes = try Data(contentsOf: floorDurableFile)
+
+        // Indices from n up are in no file yet, so every append adds a value and the file grows by one.
+        var nextIndex = n
+        func freshIndex() -> Int {
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+
+        let packageDurable = { try Record(index: freshIndex()).saveToFile() }
+        let packageNoSync = { try NoSyncRecord(index: freshIndex()).saveToFile() }
+        let article = { try ArticleRecord(index: freshIndex()).saveToFile() }
+        let floorDurable = { try IOFloor.rewrite(floorBytes, atPath: floorDurableFile.path, durable: true) }
+        let floorNoSync = { try IOFloor.rewrite(floorBytes, atPath: floorNoSyncFile.path, durable: false) }
+
+        // One untimed round first: the package's first save decodes the file and remembers it, which later saves,
+        // the steady state of an app, do not repeat.
+        for warmUp in [packageDurable, packageNoSync, article, floorDurable, floorNoSync] {
+            try warmUp()
+        }
+
+        var result = AppendResult(
+            n: n, packageDurable: Samples(), packageNoSync: Samples(), article: Samples(),
+            floorDurable: Samples(), floorNoSync: Samples()
+        )
+        for round in 0..<max(repetitions, articleRepetitions) {
+            var contenders: [() throws -> Void] = []
+            if round < repetitions {
+                contenders += [
+                    { result.packageDurable.add(try Stopwatch.seconds(packageDurable)) },
+                    { result.packageNoSync.add(try Stopwatch.seconds(packageNoSync)) },
+                    { result.floorDurable.add(try Stopwatch.seconds(floorDurable)) },
+                    { result.floorNoSync.add(try Stopwatch.seconds(floorNoSync)) },
+                ]
+            }
+            if round < articleRepetitions {
+                contenders.append { result.article.add(try Stopwatch.seconds(article)) }
+            }
+            try interleave(round: round, contenders)
+        }
+
+        // A contender that silently failed to append would look fast; each file must have grown by every append.
+        try Self.expect(Record.loadListFromFile().count, n + 1 + repetitions, "package, durable")
+        try Self.expect(NoSyncRecord.loadListFromFile().count, n + 1 + repetitions, "package, no-sync")
+        try Self.expect(ArticleRecord.loadListFromFile().count, n + 1 + articleRepetitions, "article")
+
+        try Record.deleteFile()
+        try NoSyncRecord.deleteFile()
+        for file in files {
+            Sandbox.removeFile(file)
+        }
+        return result
+    }
+
+    private static func expect(_ count: Int, _ expected: Int, _ contender: String) throws {
+        guard count == expected else {
+            throw WorkloadFailure(description: "append (\(contender)): the file holds \(count) records, expected \(expected)")
+        }
+    }
+}

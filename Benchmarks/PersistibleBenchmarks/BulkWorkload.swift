@@ -1,0 +1,69 @@
+import Foundation
+import Persistible
+
+/// Saving n records at once onto a missing file, and loading them back, against Foundation alone.
+struct BulkWorkload {
+    let sandbox: Sandbox
+    let plan: Plan
+
+    func run(n: Int) throws -> [BulkResult] {
+        let repetitions = plan.bulkRepetitions(n: n)
+        let records = (0..<n).map(Record.init(index:))
+        let noSyncRecords = (0..<n).map(NoSyncRecord.init(index:))
+        let referenceFile = sandbox.file("records-foundation.json")
+
+        var saveDurable = Samples()
+        var saveNoSync = Samples()
+        var saveReference = Samples()
+        for round in 0..<repetitions {
+            // Every contender starts from a missing file, removed outside the timed region.
+            try Record.deleteFile()
+            try NoSyncRecord.deleteFile()
+            Sandbox.removeFile(referenceFile)
+            try interleave(round: round, [
+                { saveDurable.add(try Stopwatch.seconds { try records.saveToFile() }) },
+                { saveNoSync.add(try Stopwatch.seconds { try noSyncRecords.saveToFile() }) },
+                { saveReference.add(try Stopwatch.seconds { try FoundationReference.save(records, to: referenceFile) }) },
+            ])
+        }
+
+        var loadCold = Samples()
+        var loadWarm = Samples()
+        var loadReference = Samples()
+        // Both read the package's file, so they read the same bytes from the same page cache.
+        let file = Record.archiveUrl
+        for round in 0..<repetitions {
+            try interleave(round: round, [
+                {
+                    Record.clearArchiveCache()
+                    var cold: [Record] = []
+                    var warm: [Record] = []
+                    loadCold.add(try Stopwatch.seconds { cold = try Record.loadListFromFile() })
+                    loadWarm.add(try Stopwatch.seconds { warm = try Record.loadListFromFile() })
+                    try Self.expect(cold.count == n && warm.count == n, "the package loaded \(cold.count), \(warm.count) of \(n) records")
+                },
+                {
+                    var loaded: [Record] = []
+                    loadReference.add(try Stopwatch.seconds { loaded = try FoundationReference.load(from: file) })
+                    try Self.expect(loaded.count == n, "Foundation loaded \(loaded.count) of \(n) records")
+                },
+            ])
+        }
+
+        try Record.deleteFile()
+        try NoSyncRecord.deleteFile()
+        Sandbox.removeFile(referenceFile)
+        Record.clearArchiveCache()
+
+        return [
+            BulkResult(operation: .saveDurable, n: n, package: saveDurable, reference: saveReference),
+            BulkResult(operation: .saveNoSync, n: n, package: saveNoSync, reference: saveReference),
+            BulkResult(operation: .loadCold, n: n, package: loadCold, reference: loadReference),
+            BulkResult(operation: .loadWarm, n: n, package: loadWarm, reference: loadReference),
+        ]
+    }
+
+    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        guard condition else { throw WorkloadFailure(description: "bulk: " + message()) }
+    }
+}

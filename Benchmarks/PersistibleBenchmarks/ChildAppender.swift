@@ -1,0 +1,54 @@
+import Foundation
+import Persistible
+
+/// The child side of the contention workload: `--child-append DIR PREFIX COUNT [durable|nosync]`.
+///
+/// It says "ready" and waits for a line on standard input before appending, so that the parent times the appends
+/// and not the launches, and all the children start together. It says "done" after its last save has returned,
+/// so that the parent's clock does not include the process's exit.
+enum ChildAppender {
+    struct Arguments {
+        var directory: URL
+        var prefix: String
+        var count: Int
+        var durable: Bool
+    }
+
+    static let ready = "ready"
+    static let done = "done"
+
+    static func run(_ arguments: Arguments) -> Int32 {
+        say(ready)
+        // End of input means the parent is gone: appending now would write into a directory nobody will remove.
+        guard readLine() != nil else { return 3 }
+        do {
+            try withArchiveDirectory(arguments.directory) {
+                if arguments.durable {
+                    try append(ContentionRecord.self, arguments)
+                } else {
+                    try append(NoSyncContentionRecord.self, arguments)
+                }
+            }
+        } catch {
+            printError("child \(arguments.prefix): \(error)")
+            return 1
+        }
+        say(done)
+        return 0
+    }
+
+    static func recordID(prefix: String, index: Int) -> String {
+        "\(prefix)-\(index)"
+    }
+
+    private static func append<Value: ContentionValue>(_ type: Value.Type, _ arguments: Arguments) throws {
+        for index in 0..<arguments.count {
+            try Value(id: recordID(prefix: arguments.prefix, index: index)).saveToFile()
+        }
+    }
+
+    private static func say(_ line: String) {
+        // FileHandle writes straight to the descriptor; print's buffer would hold the line back.
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What the command line asks for: the benchmarks, or one of the child processes that the contention workload starts.
+enum Command {
+    case help
+    case benchmark(Settings)
+    case childAppend(ChildAppender.Arguments)
+
+    static let usage = """
+        usage: PersistibleBenchmarks [--quick] [--output DIR]
+          --quick        fewer repetitions and smaller files: a smoke test of a few seconds
+          --output DIR   where results.md and append.svg go (default: .build/benchmarks)
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(parsing arguments: [String]) throws {
+        // The child mode is hidden from the usage text: only this executable starts it, with arguments it made.
+        if arguments.first == "--child-append" {
+            let rest = arguments.dropFirst()
+            guard rest.count == 3 || rest.count == 4, let count = Int(rest[rest.startIndex + 2]), count >= 0 else {
+                throw UsageError(description: "--child-append expects DIR PREFIX COUNT [durable|nosync]")
+            }
+            let durability = rest.count == 4 ? rest[rest.startIndex + 3] : "durable"
+            guard durability == "durable" || durability == "nosync" else {
+                throw UsageError(description: "--child-append: unknown durability '\(durability)'")
+            }
+            self = .childAppend(ChildAppender.Arguments(
+                directory: URL(fileURLWithPath: rest[rest.startIndex], isDirectory: true),
+                prefix: rest[rest.startIndex + 1],
+                count: count,
+                durable: durability == "durable"
+            ))
+            return
+        }
+
+        var settings = Settings()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--quick":
+                settings.quick = true
+            case "--output":
+                guard let directory = remaining.popFirst() else {
+                    throw UsageError(description: "--output expects a directory")
+                }
+                settings.outputDirectory = URL(fileURLWithPath: directory, isDirectory: true)
+            case "--help", "-h":
+                self = .help
+                return
+            default:
+                throw UsageError(description: "unknown argument '\(argument)'")
+            }
+        }
+        self = .benchmark(settings)
+    }
+}
+
+struct Settings {
+    var quick = false
+    var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
+
+    var plan: Plan { Plan(quick: quick) }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

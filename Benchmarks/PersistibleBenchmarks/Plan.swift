@@ -1,0 +1,59 @@
+/// How big and how often: the sizes of the files and the repetitions of each measurement.
+///
+/// Cheap measurements get many repetitions, since a short one is the most easily disturbed and repeating it costs
+/// little; expensive ones get few, to keep a full run within a few minutes.
+struct Plan {
+    let quick: Bool
+
+    var name: String { quick ? "quick" : "full" }
+
+    var bulkSizes: [Int] { quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] }
+
+    var appendSizes: [Int] { quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000] }
+
+    func bulkRepetitions(n: Int) -> Int {
+        if quick { return 3 }
+        return n >= 100_000 ? 7 : 15
+    }
+
+    func appendRepetitions(n: Int) -> Int {
+        if quick { return 5 }
+        switch n {
+        case ..<10_000: return 21
+        case ..<100_000: return 15
+        default: return 11
+        }
+    }
+
+    /// The article's append decodes and re-encodes the whole file, about a second at 100,000 records.
+    func articleRepetitions(n: Int) -> Int {
+        if quick { return 3 }
+        switch n {
+        case ..<10_000: return 15
+        case ..<100_000: return 7
+        default: return 3
+        }
+    }
+
+    let contentionProcesses = 4
+
+    var contentionAppendsPerProcess: Int { quick ? 25 : 250 }
+
+    var contentionRepetitions: Int { quick ? 2 : 5 }
+
+    var storeQuerySizes: [Int] { quick ? [1_000, 10_000] : [10_000, 100_000] }
+
+    /// A query over 100,000 records takes tens of milliseconds for each of its three contenders.
+    func storeQueryRepetitions(n: Int) -> Int {
+        if quick { return 5 }
+        return n >= 100_000 ? 15 : 31
+    }
+
+    /// The records the file holds before the write workload's inserts, and how many it inserts.
+    var storeWriteRecords: Int { quick ? 100 : 1_000 }
+
+    var storeWriteChanges: Int { quick ? 100 : 1_000 }
+
+    /// The single inserts make one durable write each, about a second per repetition at 1,000.
+    var storeWriteRepetitions: Int { quick ? 3 : 9 }
+}

@@ -1,0 +1,81 @@
+import Persistible
+
+/// The shape every measured record shares, so that one workload can drive the package's types and the article's.
+///
+/// Each type has the same fields and therefore the same JSON, so every contender reads and writes the same bytes.
+protocol BenchmarkRecord: Codable, Hashable, Sendable {
+    init(id: Int, name: String, age: Int, school: String)
+}
+
+private let schools = ["University of Ghana", "KNUST", "Ashesi University", "University of Cape Coast"]
+
+extension BenchmarkRecord {
+    /// A record that differs from every other index's, so an append with a fresh index always adds a value.
+    init(index: Int) {
+        self.init(id: index, name: "Person \(index)", age: 18 + index % 50, school: schools[index % schools.count])
+    }
+}
+
+/// The package, durable: each save is flushed to the disk.
+struct Record: BenchmarkRecord, Persistible {
+    var id: Int
+    var name: String
+    var age: Int
+    var school: String
+
+    static var fileName: String { "records" }
+}
+
+/// The package with the flushes skipped.
+struct NoSyncRecord: BenchmarkRecord, Persistible {
+    var id: Int
+    var name: String
+    var age: Int
+    var school: String
+
+    static var fileName: String { "records-nosync" }
+    static var archiveDurability: Durability { .noSync }
+}
+
+/// The article's algorithm; deliberately not `Persistible`, so no call can reach the package by mistake.
+struct ArticleRecord: BenchmarkRecord, ArticlePersistible {
+    var id: Int
+    var name: String
+    var age: Int
+    var school: String
+
+    static var fileName: String { "records-article" }
+}
+
+/// What the contention workload's processes append. Its identifiers are strings so that each process can name its
+/// own records with a prefix and the parent can tell whose record went missing.
+struct ContentionRecord: Codable, Hashable, Persistible {
+    var id: String
+    var payload: String
+
+    static var fileName: String { "contention" }
+}
+
+struct NoSyncContentionRecord: Codable, Hashable, Persistible {
+    var id: String
+    var payload: String
+
+    static var fileName: String { "contention-nosync" }
+    static var archiveDurability: Durability { .noSync }
+}
+
+/// Lets the contention workload pick a durability with a type parameter.
+protocol ContentionValue: Codable, Hashable, Persistible {
+    init(id: String, payload: String)
+    var id: String { get }
+}
+
+extension ContentionRecord: ContentionValue {}
+extension NoSyncContentionRecord: ContentionValue {}
+
+extension ContentionValue {
+    /// About the size of a `Record`, so a contended append costs what an uncontended one does.
+    init(id: String) {
+        self.init(id: id, payload: "Person \(id), University of Ghana")
+    }
+}

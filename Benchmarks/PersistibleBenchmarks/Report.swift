@@ -1,0 +1,180 @@
+import Foundation
+
+/// The results as markdown: one table per workload, medians and ratios side by side.
+struct Report {
+    let results: Results
+
+    var markdown: String {
+        var lines: [String] = []
+        lines += header
+        lines += bulkSection
+        lines += appendSection
+        lines += contentionSection
+        lines += storesSection
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private var header: [String] {
+        let date = ISO8601DateFormatter().string(from: results.started)
+        let processors = ProcessInfo.processInfo.activeProcessorCount
+        let elapsed = results.elapsedSeconds < 60
+            ? "\(threeDigits(results.elapsedSeconds)) s"
+            : "\(Int(results.elapsedSeconds) / 60) min \(Int(results.elapsedSeconds) % 60) s"
+        return [
+            "# Persistible benchmarks",
+            "",
+            "Run: \(results.plan.name), \(date), \(processors) processors, \(elapsed).",
+            "",
+            "Each cell is the median of the repetitions, ± the median absolute deviation as a share of it. Package and",
+            "references ran interleaved in one process; a ratio is the package's median over the reference's, so",
+            "below 1× the package is faster. Only the ratios are meant to be compared between machines.",
+        ]
+    }
+
+    private var bulkSection: [String] {
+        guard !results.bulk.isEmpty else { return [] }
+        var lines = [
+            "",
+            "## Bulk: save n records onto a missing file, load them back",
+            "",
+            "Reference: `JSONEncoder` (pretty-printed, sorted keys) and `Data.write(to:options: .atomic)`, which never",
+            "flushes; `Data(contentsOf:)` and `JSONDecoder`. A cold load follows `clearArchiveCache()`; a warm one",
+            "follows the cold one.",
+            "",
+            "| Workload | n | Package | Foundation | Ratio | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.bulk {
+            lines.append(tableRow([
+                row.operation.rawValue, formatCount(row.n), cell(row.package), cell(row.reference),
+                formatRatio(ratio(row.package, row.reference)), "\(row.package.count)",
+            ]))
+        }
+        return lines
+    }
+
+    private var appendSection: [String] {
+        guard !results.append.isEmpty else { return [] }
+        var lines = [
+            "",
+            "## Append one new value to a file of n records",
+            "",
+            "References: the article's algorithm (`ArticleReference.swift`: decode as one value, fail, decode twice as",
+            "an array, merge through a `Set`, encode everything, write in place; it never flushes, so the same",
+            "measurement serves both rows of a size) and the I/O floor (`IOFloor.swift`: rewrite the file's bytes",
+            "through a temporary file and a rename, flushing file and directory when durable).",
+            "",
+            "| Workload | n | Package | Article | Package / article | I/O floor | Package / floor | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for durable in [true, false] {
+            for row in results.append {
+                let package = durable ? row.packageDurable : row.packageNoSync
+                let floor = durable ? row.floorDurable : row.floorNoSync
+                lines.append(tableRow([
+                    durable ? "append, durable" : "append, no-sync", formatCount(row.n),
+                    cell(package), cell(row.article), formatRatio(ratio(package, row.article)),
+                    cell(floor), formatRatio(ratio(package, floor)),
+                    "\(package.count) / \(row.article.count) / \(floor.count)",
+                ]))
+            }
+        }
+        lines += ["", "![Time per append against n](append.svg)"]
+        return lines
+    }
+
+    private var contentionSection: [String] {
+        guard let first = results.contention.first else { return [] }
+        var lines = [
+            "",
+            "## Contention: \(first.processes) processes appending to one file at once",
+            "",
+            "Each process appends \(formatCount(first.appendsPerProcess)) new values, one save each, starting together",
+            "from a missing file. Reference: one process making all the appends alone. Time is per append, the",
+            "total time divided by the number of appends.",
+            "",
+            "| Workload | n (appends) | Package, \(first.processes) processes | One process | Ratio | Appends/s, \(first.processes) processes | Appends/s, one process | Records kept | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.contention {
+            let perAppend = Double(row.appends)
+            lines.append(tableRow([
+                row.durable ? "contention, durable" : "contention, no-sync", formatCount(row.appends),
+                cell(row.concurrent, dividedBy: perAppend), cell(row.sequential, dividedBy: perAppend),
+                formatRatio(ratio(row.concurrent, row.sequential)),
+                formatCount(Int((perAppend / row.concurrent.median).rounded())),
+                formatCount(Int((perAppend / row.sequential.median).rounded())),
+                row.lost == 0 ? "all \(formatCount(row.appends))" : "**\(formatCount(row.fewestFound)) — LOST \(row.lost)**",
+                "\(row.concurrent.count)",
+            ]))
+        }
+        return lines
+    }
+
+    private var storesSection: [String] {
+        guard !results.storeQuery.isEmpty || !results.storeWrite.isEmpty else { return [] }
+        return ["", "## Stores"] + storeQueryTable + storeWriteTable
+    }
+
+    private var storeQueryTable: [String] {
+        guard !results.storeQuery.isEmpty else { return [] }
+        var lines = [
+            "",
+            "### Query: filter and sort n records",
+            "",
+            "`store.filter(where: \\.rating == .PG_13 && \\.budget >= 10_000_000).sorted(by: \\.title).result()` on a",
+            "`FileStore` whose cache is warm (one `all()` ran first) and on a `MemoryStore`, over n movies with varied,",
+            "distinct titles. Reference: `Array.filter` and `sorted` with closures on the same records already in an",
+            "array, `movies.filter { $0.rating == .PG_13 && $0.budget >= 10_000_000 }.sorted { $0.title < $1.title }`.",
+            "Every repetition's result was checked to be the reference's array. Target: within 1.5× of the reference.",
+            "",
+            "| Workload | n | Selected | Package | Array | Ratio | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for memory in [false, true] {
+            for row in results.storeQuery {
+                let package = memory ? row.memoryStore : row.fileStore
+                lines.append(tableRow([
+                    memory ? "query, MemoryStore" : "query, FileStore (warm)", formatCount(row.n),
+                    "\(formatCount(row.selected)) (\(Int((Double(row.selected) / Double(row.n) * 100).rounded()))%)",
+                    cell(package), cell(row.reference), formatRatio(ratio(package, row.reference)), "\(package.count)",
+                ]))
+            }
+        }
+        return lines
+    }
+
+    private var storeWriteTable: [String] {
+        guard let first = results.storeWrite.first else { return [] }
+        var lines = [
+            "",
+            "### Write block: \(formatCount(first.changes)) inserts in one write, against one write each",
+            "",
+            "A durable `FileStore` on a fresh file of \(formatCount(first.records)) records, its cache warm, gets",
+            "\(formatCount(first.changes)) new records: all in one `store.write { writer in for movie in new { writer.insert(movie) } }`,",
+            "or with one `store.insert(movie)` each. The fresh file is made outside the timed region; after each",
+            "contender the file was read back with `JSONDecoder` and held all \(formatCount(first.records + first.changes)) records.",
+            "The last column is one single insert: the single inserts' time over their number.",
+            "",
+            "| Workload | n (inserts) | Write block | Single inserts | Ratio | One single insert | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.storeWrite {
+            lines.append(tableRow([
+                "write block, durable", formatCount(row.changes), cell(row.block), cell(row.singles),
+                formatRatio(ratio(row.block, row.singles)), cell(row.singles, dividedBy: Double(row.changes)),
+                "\(row.block.count)",
+            ]))
+        }
+        return lines
+    }
+
+    private func cell(_ samples: Samples, dividedBy divisor: Double = 1) -> String {
+        guard samples.count > 0 else { return "–" }
+        return "\(formatDuration(samples.median / divisor)) ±\(Int((samples.relativeSpread * 100).rounded()))%"
+    }
+
+    private func tableRow(_ cells: [String]) -> String {
+        "| " + cells.joined(separator: " | ") + " |"
+    }
+}

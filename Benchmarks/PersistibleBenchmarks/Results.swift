@@ -1,0 +1,72 @@
+import Foundation
+
+enum BulkOperation: String, CaseIterable {
+    case saveDurable = "save, durable"
+    case saveNoSync = "save, no-sync"
+    case loadCold = "load, cold"
+    case loadWarm = "load, warm"
+
+    var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+}
+
+/// One bulk operation at one size against Foundation alone.
+struct BulkResult {
+    var operation: BulkOperation
+    var n: Int
+    var package: Samples
+    var reference: Samples
+}
+
+/// One append onto a file of `n` records, by every contender.
+struct AppendResult {
+    var n: Int
+    var packageDurable: Samples
+    var packageNoSync: Samples
+    /// The article never flushes, so one measurement serves as the reference for both durabilities.
+    var article: Samples
+    var floorDurable: Samples
+    var floorNoSync: Samples
+}
+
+/// Several processes appending to one file, against the same appends made by one process alone.
+struct ContentionResult {
+    var durable: Bool
+    var processes: Int
+    var appendsPerProcess: Int
+    var concurrent: Samples
+    var sequential: Samples
+    /// The fewest of the appended records that any round found in its file afterwards.
+    var fewestFound: Int
+
+    var appends: Int { processes * appendsPerProcess }
+    var lost: Int { appends - fewestFound }
+}
+
+/// One query over n records: the package on two stores against `Array.filter` and `sorted`.
+struct StoreQueryResult {
+    var n: Int
+    /// How many records the query returned.
+    var selected: Int
+    var fileStore: Samples
+    var memoryStore: Samples
+    var reference: Samples
+}
+
+/// Inserting new records into a file that holds `records`: all in one write block, against one insert each.
+struct StoreWriteResult {
+    var records: Int
+    var changes: Int
+    var block: Samples
+    var singles: Samples
+}
+
+struct Results {
+    var plan: Plan
+    var bulk: [BulkResult] = []
+    var append: [AppendResult] = []
+    var contention: [ContentionResult] = []
+    var storeQuery: [StoreQueryResult] = []
+    var storeWrite: [StoreWriteResult] = []
+    var started = Date()
+    var elapsedSeconds: Double = 0
+}
