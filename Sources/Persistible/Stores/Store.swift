@@ -137,6 +137,7 @@ extension Store {
     }
 
     /// A query for the records that `filter` keeps.
+    @inlinable
     public func filter(where filter: StoreFilter<Object>) -> StoreQuery<Self> {
         StoreQuery(store: self, filter: filter)
     }

@@ -6,9 +6,11 @@ import Foundation
 /// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`. A Foundation `Predicate`
 /// made with `#Predicate` works too.
 public struct StoreFilter<Object>: Sendable {
-    let test: @Sendable (Object) throws -> Bool
+    // Inlinable, like the query, so that the key paths are read directly in code specialized for the record type.
+    @usableFromInline let test: @Sendable (Object) throws -> Bool
 
     /// A filter that keeps the records for which `test` returns `true`.
+    @inlinable
     public init(_ test: @escaping @Sendable (Object) throws -> Bool) {
         self.test = test
     }
@@ -23,60 +25,75 @@ public struct StoreFilter<Object>: Sendable {
 // MARK: - Comparing a key path with a value
 
 /// Keeps the records whose value at `keyPath` equals `value`.
+@inlinable
 public func == <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] == value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) == value }
 }
 
 /// Keeps the records whose value at `keyPath` differs from `value`.
+@inlinable
 public func != <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] != value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) != value }
 }
 
 /// Keeps the records whose value at `keyPath` is less than `value`.
+@inlinable
 public func < <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] < value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) < value }
 }
 
 /// Keeps the records whose value at `keyPath` is less than or equal to `value`.
+@inlinable
 public func <= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] <= value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) <= value }
 }
 
 /// Keeps the records whose value at `keyPath` is greater than `value`.
+@inlinable
 public func > <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] > value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) > value }
 }
 
 /// Keeps the records whose value at `keyPath` is greater than or equal to `value`.
+@inlinable
 public func >= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    StoreFilter { $0[keyPath: keyPath] >= value }
+    let field = FieldReader(keyPath)
+    return StoreFilter { field.read($0) >= value }
 }
 
 // MARK: - Combining filters
 
 /// Keeps the records that both filters keep; `rhs` is tested only when `lhs` keeps the record.
+@inlinable
 public func && <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
     StoreFilter { try lhs.test($0) && rhs.test($0) }
 }
 
 /// Keeps the records that either filter keeps; `rhs` is tested only when `lhs` does not keep the record.
+@inlinable
 public func || <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
     StoreFilter { try lhs.test($0) || rhs.test($0) }
 }
 
 /// Keeps the records that `filter` does not keep.
+@inlinable
 public prefix func ! <Object>(filter: StoreFilter<Object>) -> StoreFilter<Object> {
     StoreFilter { try !filter.test($0) }
 }

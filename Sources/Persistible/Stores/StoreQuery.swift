@@ -23,35 +23,42 @@ public enum StoreSortOrder: Sendable, Hashable {
 public struct StoreQuery<Base: Store> {
     public typealias Object = Base.Object
 
-    let store: Base
-    private var filters: [StoreFilter<Object>]
-    private var comparators: [@Sendable (Object, Object) -> ComparisonResult] = []
-    private var limitCount: Int?
-    private var offsetCount = 0
+    // The query is inlinable so that it is specialized for the record type where it is used: generic code reads
+    // key paths through the runtime, several times slower than the direct reads of a specialized one.
+    @usableFromInline let store: Base
+    @usableFromInline var filters: [StoreFilter<Object>]
+    @usableFromInline var sorts: [StoreSort<Object>] = []
+    @usableFromInline var limitCount: Int?
+    @usableFromInline var offsetCount = 0
 
+    @inlinable
     init(store: Base, filter: StoreFilter<Object>) {
         self.store = store
         filters = [filter]
     }
 
     /// Keeps only the records that `filter` keeps too.
+    @inlinable
     public func filter(where filter: StoreFilter<Object>) -> Self {
         var query = self
         query.filters.append(filter)
         return query
     }
 
-    /// Sorts by the value at `keyPath`; a later sort orders the records this one finds equal.
+    /// Sorts by the value at `keyPath`; a later sort orders the records this one finds equal, and records equal
+    /// under every sort keep their stored order.
+    @inlinable
     public func sorted<Value: Comparable & Sendable>(
         by keyPath: KeyPath<Object, Value> & Sendable,
         inOrder order: StoreSortOrder = .ascending
     ) -> Self {
         var query = self
-        query.comparators.append(comparator(keyPath, order))
+        query.sorts.append(StoreSort(keyPath, order))
         return query
     }
 
     /// Returns at most `count` records.
+    @inlinable
     public func limit(_ count: Int) -> Self {
         precondition(count >= 0, "A query's limit cannot be negative")
         var query = self
@@ -60,6 +67,7 @@ public struct StoreQuery<Base: Store> {
     }
 
     /// Skips the first `count` records.
+    @inlinable
     public func offset(_ count: Int) -> Self {
         precondition(count >= 0, "A query's offset cannot be negative")
         var query = self
@@ -72,18 +80,21 @@ public struct StoreQuery<Base: Store> {
     /// The records the query selects, in its order.
     ///
     /// - Throws: ``PersistenceError`` if the store cannot be read, or what a `#Predicate` throws.
+    @inlinable
     public func result() throws -> [Object] {
         try store.read { try apply(to: $0.all()) }
     }
 
     /// The first record the query selects, if any.
+    @inlinable
     public func first() throws -> Object? {
         try limit(1).result().first
     }
 
     /// How many records the query selects.
+    @inlinable
     public func count() throws -> Int {
-        guard comparators.isEmpty else { return try result().count }
+        guard sorts.isEmpty else { return try result().count }
         return try store.read { reader in
             let matching = try reader.all().count(where: matches)
             let available = max(0, matching - offsetCount)
@@ -91,45 +102,84 @@ public struct StoreQuery<Base: Store> {
         }
     }
 
-    private func matches(_ object: Object) throws -> Bool {
+    @inlinable
+    func matches(_ object: Object) throws -> Bool {
         for filter in filters where try !filter.test(object) { return false }
         return true
     }
 
+    @inlinable
     func apply(to records: [Object]) throws -> [Object] {
-        var selected: [Object] = []
-        // Without a sort, the records past offset + limit are never needed.
-        let needed = comparators.isEmpty ? limitCount.map { offsetCount + $0 } : nil
-        for record in records where try matches(record) {
-            if let needed, selected.count >= needed { break }
-            selected.append(record)
+        guard !sorts.isEmpty else {
+            var selected: [Object] = []
+            // Without a sort, the records past offset + limit are never needed.
+            let needed = limitCount.map { offsetCount + $0 }
+            for record in records where try matches(record) {
+                if let needed, selected.count >= needed { break }
+                selected.append(record)
+            }
+            return page(selected[...])
         }
-        if !comparators.isEmpty {
-            let comparators = comparators
-            selected.sort { lhs, rhs in
-                for compare in comparators {
-                    let order = compare(lhs, rhs)
-                    if order != .orderedSame { return order == .orderedAscending }
+        // The positions of the matching records are sorted, and the records copied once, in their final order.
+        var positions: [Int] = []
+        for (position, record) in records.enumerated() where try matches(record) {
+            positions.append(position)
+        }
+        if let only = sorts.first, sorts.count == 1 {
+            positions = only.sortedPositions(records, positions)
+        } else {
+            // Each key is read once per record. The standard sort is stable: records that no key orders keep their
+            // stored order.
+            let precedes = sorts.map { $0.precedes(records) }
+            let last = precedes.count - 1
+            positions.sort { lhs, rhs in
+                for (index, precede) in precedes.enumerated() {
+                    if precede(lhs, rhs) { return true }
+                    if index == last || precede(rhs, lhs) { return false }
                 }
                 return false
             }
         }
+        return page(positions[...]).map { records[$0] }
+    }
+
+    /// The part of `selected` that offset and limit leave.
+    @inlinable
+    func page<Element>(_ selected: ArraySlice<Element>) -> [Element] {
         let start = min(offsetCount, selected.count)
         let end = limitCount.map { min(start + $0, selected.count) } ?? selected.count
-        return start == 0 && end == selected.count ? selected : Array(selected[start..<end])
+        return Array(selected.dropFirst(start).prefix(end - start))
     }
 }
 
 extension StoreQuery: Sendable where Base: Sendable {}
 
-/// Compares two records by the value at `keyPath`.
-private func comparator<Object, Value: Comparable & Sendable>(
-    _ keyPath: KeyPath<Object, Value> & Sendable,
-    _ order: StoreSortOrder
-) -> @Sendable (Object, Object) -> ComparisonResult {
-    { lhs, rhs in
-        let (left, right) = (lhs[keyPath: keyPath], rhs[keyPath: keyPath])
-        if left == right { return .orderedSame }
-        return (left < right) == (order == .ascending) ? .orderedAscending : .orderedDescending
+/// One sort of a query, by the value at a key path.
+@usableFromInline
+struct StoreSort<Object>: Sendable {
+    /// Given all the records, whether the record at one position comes before the record at another. Each key is
+    /// read once, when the comparison is made.
+    @usableFromInline let precedes: @Sendable ([Object]) -> (Int, Int) -> Bool
+    /// Given all the records and some positions, those positions in this sort's order; stable.
+    @usableFromInline let sortedPositions: @Sendable ([Object], [Int]) -> [Int]
+
+    @inlinable
+    init<Value: Comparable & Sendable>(_ keyPath: KeyPath<Object, Value> & Sendable, _ order: StoreSortOrder) {
+        let field = FieldReader(keyPath)
+        let ascending = order == .ascending
+        precedes = { records in
+            let keys = records.map(field.read)
+            return ascending ? { keys[$0] < keys[$1] } : { keys[$1] < keys[$0] }
+        }
+        sortedPositions = { records, positions in
+            // Keys beside their positions: the sort compares neighbours in memory, not keys scattered elsewhere.
+            var keyed = positions.map { (key: field.read(records[$0]), position: $0) }
+            if ascending {
+                keyed.sort { $0.key < $1.key }
+            } else {
+                keyed.sort { $1.key < $0.key }
+            }
+            return keyed.map(\.position)
+        }
     }
 }
