@@ -216,6 +216,8 @@ struct Archive<Value: Codable & Hashable> {
             state.values += additions
             state.isSingleValue = false
             state.members = members
+            // Positions are by a store's identity, which a save by value does not know: a store makes them anew.
+            state.positions = nil
             keep(state)
         }
     }

@@ -12,6 +12,8 @@ struct ArchiveState<Value: Hashable> {
     var isSingleValue: Bool
     /// The values as a set, made by the first save that needs it.
     var members: Set<Value>?
+    /// Each record's position by identity, made by the first store write that needs it.
+    var positions: [AnyHashable: Int]?
 
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)

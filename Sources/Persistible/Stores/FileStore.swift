@@ -58,7 +58,10 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         return try archive.withWriteAccess { file in
             var state = try archive.takeState(atPath: file.path)
             var writer = StoreWriter(
-                records: state.map { $0.values } ?? [], identity: identity, location: archive.url
+                records: state.map { $0.values } ?? [],
+                identity: identity,
+                location: archive.url,
+                positions: state?.positions.take()
             )
             // The writer now holds the only reference to the values, so changes to it copy nothing.
             state?.values = []
@@ -66,6 +69,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             guard writer.hasChanges else {
                 if var state {
                     state.values = writer.records
+                    state.positions = writer.positions
                     archive.keep(state)
                 }
                 return result
@@ -80,7 +84,10 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 bytes = try archive.encode(writer.records)
             }
             let identity = try file.write(bytes, durability: archive.durability)
-            archive.keep(ArchiveState(identity: identity, bytes: bytes, values: writer.records, isSingleValue: false))
+            archive.keep(ArchiveState(
+                identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,
+                positions: writer.positions
+            ))
             return result
         }
     }

@@ -9,7 +9,7 @@ public struct StoreWriter<Object: Codable & Hashable> {
     private(set) var records: [Object]
     private let identity: RecordIdentity<Object>
     /// The position of each record by identity, made by the first change that needs it.
-    private var positions: [AnyHashable: Int]?
+    private(set) var positions: [AnyHashable: Int]?
     private let originalCount: Int
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
@@ -20,11 +20,13 @@ public struct StoreWriter<Object: Codable & Hashable> {
     init(
         records: [Object],
         identity: RecordIdentity<Object>,
-        location: URL
+        location: URL,
+        positions: [AnyHashable: Int]? = nil
     ) {
         self.records = records
         self.identity = identity
         self.location = location
+        self.positions = positions
         originalCount = records.count
     }
 
