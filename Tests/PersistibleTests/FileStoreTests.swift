@@ -19,6 +19,24 @@ import Testing
         }
     }
 
+    @Test func theStoresIndexFollowsSavesMadeBetweenItsWrites() throws {
+        try inTemporaryDirectory { _ in
+            let store = FileStore<StressRecord>()
+            try store.insert(StressRecord(id: "a"))
+            try store.insert(StressRecord(id: "b"))
+            try StressRecord(id: "c").saveToFile()
+            var edited = StressRecord(id: "c")
+            edited.payload = "edited"
+            try store.insert(edited)
+            try store.delete(StressRecord(id: "a"))
+            var b = StressRecord(id: "b")
+            b.payload = "edited"
+            try store.update(b)
+            #expect(try store.all() == [b, edited])
+            #expect(try StressRecord.loadListFromFile() == [b, edited])
+        }
+    }
+
     @Test func aMissingFileIsAnEmptyStoreAndNothingIsWrittenUntilAChange() throws {
         let directory = try TemporaryDirectory()
         let store = FileStore<Movie>(url: directory.file("sub/movies.json"))
