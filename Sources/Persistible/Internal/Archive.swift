@@ -37,7 +37,6 @@ struct Archive<Value: Codable & Hashable> {
     func translate(_ error: any Error) -> any Error {
         switch error {
         case let error as SystemError: return failure(error.reason)
-        case let error as EncodingError: return failure(.encodingFailed(detail: Self.describe(error)))
         default: return error
         }
     }
@@ -204,12 +203,11 @@ struct Archive<Value: Codable & Hashable> {
                 keep(state)
                 return
             }
-            var bytes = Data()
-            swap(&bytes, &state.bytes)
-            if state.isSingleValue {
-                bytes = try encode(state.values + additions)
-            } else if !JSONArraySplice(encoder: encoder).append(try encode(additions), to: &bytes) {
-                bytes = try encode(state.values + additions)
+            let bytes: Data
+            do {
+                // Scoped, so that `state.values` is the only reference again when it grows below.
+                let existing = state.values
+                bytes = try self.bytes(appending: additions, to: &state, allValues: existing + additions)
             }
             state.identity = try file.write(bytes, durability: durability)
             state.bytes = bytes
@@ -220,6 +218,23 @@ struct Archive<Value: Codable & Hashable> {
             state.positions = nil
             keep(state)
         }
+    }
+
+    /// The file's bytes once `additions` follow the values of `state`: spliced into `state.bytes` when the file
+    /// holds an array, so existing values are not encoded again, else `allValues` encoded whole.
+    ///
+    /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
+    func bytes(
+        appending additions: [Value],
+        to state: inout ArchiveState<Value>,
+        allValues: @autoclosure () -> [Value]
+    ) throws(PersistenceError) -> Data {
+        var bytes = Data()
+        swap(&bytes, &state.bytes)
+        if !state.isSingleValue, JSONArraySplice(encoder: encoder).append(try encode(additions), to: &bytes) {
+            return bytes
+        }
+        return try encode(allValues())
     }
 
     /// Removes the file under the lock; a missing file is not an error.

@@ -74,12 +74,10 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 }
                 return result
             }
-            var bytes = Data()
-            if var state, !state.isSingleValue, let appended = writer.appendedRecords, !appended.isEmpty {
-                swap(&bytes, &state.bytes)
-                if !JSONArraySplice(encoder: archive.encoder).append(try archive.encode(Array(appended)), to: &bytes) {
-                    bytes = try archive.encode(writer.records)
-                }
+            let bytes: Data
+            // Taken out of the optional, so that the state holds the only reference to the file's bytes.
+            if var current = state.take(), let appended = writer.appendedRecords, !appended.isEmpty {
+                bytes = try archive.bytes(appending: Array(appended), to: &current, allValues: writer.records)
             } else {
                 bytes = try archive.encode(writer.records)
             }
