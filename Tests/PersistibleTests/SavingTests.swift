@@ -99,6 +99,34 @@ import Testing
         }
     }
 
+    @Test func aLongArrayIsWrittenAsEncodingItWholeWrites() throws {
+        // Long arrays are encoded in slices and spliced: the file must not show it, in either format.
+        struct Compact: Codable, Hashable, Persistible {
+            var number: Int
+            var text: String
+            // Sorted keys, so that two encodings of one value give the same bytes.
+            static var archiveEncoder: JSONEncoder {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                return encoder
+            }
+        }
+        try inTemporaryDirectory { _ in
+            let people = (0..<10_000).map { Person(name: "P\($0) \"q\"", age: $0 % 90, school: "S/\($0 % 7)") }
+            // A duplicate after the first slice, so the array written is not the one given.
+            try (people + [people[5_000]]).saveToFile()
+            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people))
+            let more = (10_000..<19_000).map { Person(name: "P\($0)", age: $0 % 90, school: "S") }
+            try more.saveToFile()
+            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people + more))
+
+            let compact = (0..<9_000).map { Compact(number: $0, text: "t\($0)") }
+            try compact.saveToFile()
+            #expect(try bytes(of: Compact.self) == Compact.archiveEncoder.encode(compact))
+            #expect(try Compact.loadListFromFile() == compact)
+        }
+    }
+
     @Test func appendingHandlesValuesWithEmptyAndNestedContainers() throws {
         struct Nested: Codable, Hashable, Persistible {
             var tags: [String]

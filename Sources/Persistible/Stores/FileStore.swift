@@ -79,7 +79,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             if var current = state.take(), let appended = writer.appendedRecords, !appended.isEmpty {
                 bytes = try archive.bytes(appending: Array(appended), to: &current, allValues: writer.records)
             } else {
-                bytes = try archive.encode(writer.records)
+                bytes = try archive.encode(array: writer.records)
             }
             let identity = try file.write(bytes, durability: archive.durability)
             archive.keep(ArchiveState(
