@@ -212,4 +212,56 @@ import Testing
         #expect(result.removed == [sam, olderSam])
         #expect(result.added.count == 1)
     }
+
+    @Test func queriesReadEveryKindOfKeyPathAndClosure() throws {
+        // Stored properties of a struct are read at their offset; nested ones too. Computed properties and the
+        // properties of a class have no offset and are read through the key path. A closure sees whole records.
+        struct Release: Codable, Hashable, Sendable {
+            var year: Int
+        }
+        struct Film: Codable, Hashable, Sendable {
+            var title: String
+            var release: Release
+        }
+        final class Show: Codable, Hashable, Sendable {
+            let name: String
+            let seasons: Int
+            init(name: String, seasons: Int) {
+                self.name = name
+                self.seasons = seasons
+            }
+            static func == (lhs: Show, rhs: Show) -> Bool { lhs.name == rhs.name && lhs.seasons == rhs.seasons }
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(name)
+                hasher.combine(seasons)
+            }
+        }
+        let films = [
+            Film(title: "Alien", release: Release(year: 1979)),
+            Film(title: "Heat", release: Release(year: 1995)),
+            Film(title: "Up", release: Release(year: 2009)),
+        ]
+        let shows = [Show(name: "Taxi", seasons: 5), Show(name: "Lost", seasons: 6), Show(name: "Firefly", seasons: 1)]
+        let directory = try TemporaryDirectory()
+        func checkFilms(_ store: some Store<Film>) throws {
+            #expect(try store.filter(where: \.release.year >= 1990).result().map(\.title) == ["Heat", "Up"])
+            #expect(try store.filter(where: \.title.count == 4).result().map(\.title) == ["Heat"])
+            #expect(try store.filter(where: StoreFilter { $0.title.hasPrefix("A") || $0.release.year > 2000 })
+                .sorted(by: \.release.year, inOrder: .descending).result().map(\.title) == ["Up", "Alien"])
+            #expect(try store.filter(where: \.release.year > 0).sorted(by: \.title.count).sorted(by: \.title)
+                .result().map(\.title) == ["Up", "Heat", "Alien"])
+        }
+        func checkShows(_ store: some Store<Show>) throws {
+            #expect(try store.filter(where: \.seasons > 1).sorted(by: \.name).result().map(\.name) == ["Lost", "Taxi"])
+            #expect(try store.filter(where: \.name != "Taxi").sorted(by: \.seasons).first()?.name == "Firefly")
+        }
+        let filmFile = FileStore<Film>(url: directory.file("films.json"))
+        try filmFile.insert(contentsOf: films)
+        try checkFilms(filmFile)
+        try checkFilms(MemoryStore(films))
+        let showFile = FileStore<Show>(url: directory.file("shows.json"))
+        try showFile.insert(contentsOf: shows)
+        try checkShows(showFile)
+        try checkShows(MemoryStore(shows))
+    }
 }

@@ -15,11 +15,12 @@ struct FieldReader<Object, Value>: Sendable {
         offset = MemoryLayout<Object>.offset(of: keyPath)
     }
 
+    /// The value in the record at `record`, read in place: the record itself is not copied, so its other
+    /// references are not retained and released for each read.
     @inlinable
-    func read(_ object: Object) -> Value {
-        guard let offset else { return object[keyPath: keyPath] }
-        // The offset is that of a stored property of `Object`, so the load is in bounds and aligned for `Value`,
-        // and `load` copies the value out as the key path would.
-        return withUnsafePointer(to: object) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Value.self) }
+    func read(at record: UnsafePointer<Object>) -> Value {
+        guard let offset else { return record.pointee[keyPath: keyPath] }
+        // The offset is that of a stored property of `Object`, so the memory there is bound to `Value`.
+        return (UnsafeRawPointer(record) + offset).assumingMemoryBound(to: Value.self).pointee
     }
 }

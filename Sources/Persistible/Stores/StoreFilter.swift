@@ -7,18 +7,24 @@ import Foundation
 /// made with `#Predicate` works too.
 public struct StoreFilter<Object>: Sendable {
     // Inlinable, like the query, so that the key paths are read directly in code specialized for the record type.
-    @usableFromInline let test: @Sendable (Object) throws -> Bool
+    // It tests a record where it lies, so that a key path's field is read without copying the whole record.
+    @usableFromInline let test: @Sendable (UnsafePointer<Object>) throws -> Bool
 
     /// A filter that keeps the records for which `test` returns `true`.
     @inlinable
     public init(_ test: @escaping @Sendable (Object) throws -> Bool) {
-        self.test = test
+        self.test = { try test($0.pointee) }
     }
 
     /// A filter that evaluates a Foundation predicate.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     public init(_ predicate: Predicate<Object>) {
-        test = { try predicate.evaluate($0) }
+        test = { try predicate.evaluate($0.pointee) }
+    }
+
+    @inlinable
+    init(testingInPlace test: @escaping @Sendable (UnsafePointer<Object>) throws -> Bool) {
+        self.test = test
     }
 }
 
@@ -30,7 +36,7 @@ public func == <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) == value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) == value })
 }
 
 /// Keeps the records whose value at `keyPath` differs from `value`.
@@ -39,7 +45,7 @@ public func != <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) != value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) != value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than `value`.
@@ -48,7 +54,7 @@ public func < <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) < value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) < value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than or equal to `value`.
@@ -57,7 +63,7 @@ public func <= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) <= value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) <= value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than `value`.
@@ -66,7 +72,7 @@ public func > <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) > value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) > value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than or equal to `value`.
@@ -75,7 +81,7 @@ public func >= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
     let field = FieldReader(keyPath)
-    return StoreFilter { field.read($0) >= value }
+    return StoreFilter(testingInPlace: { field.read(at: $0) >= value })
 }
 
 // MARK: - Combining filters
@@ -83,17 +89,17 @@ public func >= <Object, Value: Comparable & Sendable>(
 /// Keeps the records that both filters keep; `rhs` is tested only when `lhs` keeps the record.
 @inlinable
 public func && <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
-    StoreFilter { try lhs.test($0) && rhs.test($0) }
+    StoreFilter(testingInPlace: { try lhs.test($0) && rhs.test($0) })
 }
 
 /// Keeps the records that either filter keeps; `rhs` is tested only when `lhs` does not keep the record.
 @inlinable
 public func || <Object>(lhs: StoreFilter<Object>, rhs: StoreFilter<Object>) -> StoreFilter<Object> {
-    StoreFilter { try lhs.test($0) || rhs.test($0) }
+    StoreFilter(testingInPlace: { try lhs.test($0) || rhs.test($0) })
 }
 
 /// Keeps the records that `filter` does not keep.
 @inlinable
 public prefix func ! <Object>(filter: StoreFilter<Object>) -> StoreFilter<Object> {
-    StoreFilter { try !filter.test($0) }
+    StoreFilter(testingInPlace: { try !filter.test($0) })
 }

@@ -96,35 +96,42 @@ public struct StoreQuery<Base: Store> {
     public func count() throws -> Int {
         guard sorts.isEmpty else { return try result().count }
         return try store.read { reader in
-            let matching = try reader.all().count(where: matches)
+            let matching = try matchingPositions(in: reader.all()).count
             let available = max(0, matching - offsetCount)
             return limitCount.map { min($0, available) } ?? available
         }
     }
 
+    /// The positions of the records that every filter keeps, in stored order.
+    ///
+    /// The records are visited in place: copying each one out, as a `for` loop over the array does, retains its
+    /// strings and other references, and on 100,000 decoded records that measured a quarter of the query's time.
     @inlinable
-    func matches(_ object: Object) throws -> Bool {
-        for filter in filters where try !filter.test(object) { return false }
-        return true
+    func matchingPositions(in records: [Object], upTo needed: Int? = nil) throws -> [Int] {
+        try records.withUnsafeBufferPointer { records in
+            try filters.withUnsafeBufferPointer { filters in
+                var positions: [Int] = []
+                visiting: for position in records.indices {
+                    if let needed, positions.count >= needed { break }
+                    for filter in filters.indices where try !filters[filter].test(records.baseAddress! + position) {
+                        continue visiting
+                    }
+                    positions.append(position)
+                }
+                return positions
+            }
+        }
     }
 
     @inlinable
     func apply(to records: [Object]) throws -> [Object] {
         guard !sorts.isEmpty else {
-            var selected: [Object] = []
             // Without a sort, the records past offset + limit are never needed.
-            let needed = limitCount.map { offsetCount + $0 }
-            for record in records where try matches(record) {
-                if let needed, selected.count >= needed { break }
-                selected.append(record)
-            }
-            return page(selected[...])
+            let positions = try matchingPositions(in: records, upTo: limitCount.map { offsetCount + $0 })
+            return page(positions[...]).map { records[$0] }
         }
         // The positions of the matching records are sorted, and the records copied once, in their final order.
-        var positions: [Int] = []
-        for (position, record) in records.enumerated() where try matches(record) {
-            positions.append(position)
-        }
+        var positions = try matchingPositions(in: records)
         if let only = sorts.first, sorts.count == 1 {
             positions = only.sortedPositions(records, positions)
         } else {
@@ -168,12 +175,16 @@ struct StoreSort<Object>: Sendable {
         let field = FieldReader(keyPath)
         let ascending = order == .ascending
         precedes = { records in
-            let keys = records.map(field.read)
+            let keys = records.withUnsafeBufferPointer { records in
+                records.indices.map { field.read(at: records.baseAddress! + $0) }
+            }
             return ascending ? { keys[$0] < keys[$1] } : { keys[$1] < keys[$0] }
         }
         sortedPositions = { records, positions in
             // Keys beside their positions: the sort compares neighbours in memory, not keys scattered elsewhere.
-            var keyed = positions.map { (key: field.read(records[$0]), position: $0) }
+            var keyed = records.withUnsafeBufferPointer { records in
+                positions.map { (key: field.read(at: records.baseAddress! + $0), position: $0) }
+            }
             if ascending {
                 keyed.sort { $0.key < $1.key }
             } else {
