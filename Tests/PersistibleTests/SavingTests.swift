@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    @Test func aTrailingCommaThatTheDecoderAcceptsIsNotDoubled() throws {
+        // Foundation's decoder reads `[a, b,]` as `[a, b]`; an append after it must still give JSON it reads.
+        try inTemporaryDirectory { _ in
+            try [sam, amy].saveToFile()
+            _ = try Person.loadListFromFile()
+            var contents = try bytes(of: Person.self)
+            contents.removeLast(2)
+            contents.append(Data(",\n]".utf8))
+            try contents.write(to: Person.archiveUrl)
+            #expect(try Person.loadListFromFile() == [sam, amy])
+            try maame.saveToFile()
+            #expect(try Person.loadListFromFile() == [sam, amy, maame])
+            #expect(try Person.archiveDecoder.decode([Person].self, from: bytes(of: Person.self)) == [sam, amy, maame])
+        }
+    }
+
     @Test func appendingHandlesValuesWithEmptyAndNestedContainers() throws {
         struct Nested: Codable, Hashable, Persistible {
             var tags: [String]

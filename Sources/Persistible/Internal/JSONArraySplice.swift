@@ -34,7 +34,9 @@ struct JSONArraySplice {
         else { return false }
 
         array.removeSubrange(array.index(after: last)...)
-        if array[last] != open { array.append(UInt8(ascii: ",")) }
+        // After the last element a comma is needed, unless the file ends its array with one (Foundation's decoder
+        // reads `[a, b,]`), or holds none.
+        if array[last] != open, array[last] != UInt8(ascii: ",") { array.append(UInt8(ascii: ",")) }
         if prettyPrinted { array.append(newline) }
         array.append(elements)
         if prettyPrinted { array.append(newline) }
