@@ -45,18 +45,32 @@ struct Archive<Value: Codable & Hashable> {
 
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> ArchiveState<Value>? {
-        if let cacheKey, let identity = FileIdentity.ofFile(atPath: url.path),
-            let cached = ArchiveCache.state(for: cacheKey, matching: identity, decoder: decoder, as: Value.self)
-        {
+        let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: url.path) {
             return cached
         }
-        let state = try readFile(atPath: url.path)
+        let state = try readFile(atPath: url.path, after: cached)
         if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
         return state
     }
 
+    /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
+    /// since, taken out of the cache so that it can be changed in place, else read from the file.
+    func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+        let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
+            return cached
+        }
+        return try readFile(atPath: path, after: cached)
+    }
+
     /// The state of the file at `path`, read and decoded, or `nil` if there is no file.
-    private func readFile(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+    ///
+    /// When the file is `previous` with values appended, as a save by another process leaves it, only the appended
+    /// values are decoded: the bytes they follow are those `previous` was decoded from, byte for byte.
+    private func readFile(
+        atPath path: String, after previous: consuming ArchiveState<Value>?
+    ) throws(PersistenceError) -> ArchiveState<Value>? {
         let bytes: Data
         let identity: FileIdentity
         do {
@@ -67,25 +81,25 @@ struct Archive<Value: Codable & Hashable> {
         } catch {
             throw failure(.readFailed(operation: "read", errno: EIO))
         }
+        if var state = previous, !state.isSingleValue,
+            let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
+            let values = try? decoder.decode([Value].self, from: appended), !values.isEmpty
+        {
+            // Whatever the decoder cannot read is left to the full decode below, which says where it is; so is a
+            // comma followed by no value, which is no JSON at all.
+            state.identity = identity
+            state.bytes = bytes
+            state.values += values
+            for value in values { state.members?.insert(value) }
+            state.positions = nil
+            return state
+        }
         switch try decode(bytes) {
         case .single(let value):
             return ArchiveState(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         case .array(let values):
             return ArchiveState(identity: identity, bytes: bytes, values: values, isSingleValue: false)
         }
-    }
-
-    /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
-    /// since, taken out of the cache so that it can be changed in place, else read from the file.
-    func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
-        guard let identity = FileIdentity.ofFile(atPath: path) else {
-            // No file, or none that stat can see; reading says which.
-            return try readFile(atPath: path)
-        }
-        if let cacheKey, let cached = ArchiveCache.take(for: cacheKey, matching: identity, decoder: decoder, as: Value.self) {
-            return cached
-        }
-        return try readFile(atPath: path)
     }
 
     /// Remembers the state a writer leaves the file in.

@@ -6,7 +6,8 @@ import Foundation
 /// An entry is used only after checking, on every operation, that the file's identity (device, inode, size,
 /// modification time) is still the one the entry was made from; saves check while holding the file's lock. Any
 /// save replaces the file with a new inode, so a save by another process, or by another handle in this one,
-/// makes the entry stale and the file is read again.
+/// makes the entry stale and the file is read again. When the new file only appends values to the entry's, as
+/// another process's save does, only those values are decoded.
 ///
 /// An entry costs about the file's size in bytes, plus the decoded values, plus a hash set of them once a save
 /// has needed one. Types opt out with ``Persistible/cachesArchive``; ``Persistible/clearArchiveCache()`` frees an
@@ -30,29 +31,21 @@ enum ArchiveCache {
         return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The cached state for `key`, if it is still that of the file whose identity is `identity`, as decoded by
-    /// `decoder`.
-    static func state<Value>(
-        for key: Key, matching identity: FileIdentity, decoder: JSONDecoder, as type: Value.Type
-    ) -> ArchiveState<Value>? {
+    /// The cached state for `key`, as `decoder` made it; the caller checks whether the file is still the one it
+    /// was made from, or how it has changed since.
+    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> ArchiveState<Value>? {
         entries.withLock { entries in
-            guard let entry = entries[key], entry.decoder === decoder,
-                let state = entry.state as? ArchiveState<Value>, state.identity == identity
-            else { return nil }
-            return state
+            guard let entry = entries[key], entry.decoder === decoder else { return nil }
+            return entry.state as? ArchiveState<Value>
         }
     }
 
-    /// Removes and returns the cached state for `key` if it matches, so that the caller holds the only reference
-    /// to its storage and can change it in place.
-    static func take<Value>(
-        for key: Key, matching identity: FileIdentity, decoder: JSONDecoder, as type: Value.Type
-    ) -> ArchiveState<Value>? {
+    /// Removes and returns the cached state for `key`, so that the caller holds the only reference to its storage
+    /// and can change it in place.
+    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> ArchiveState<Value>? {
         entries.withLock { entries in
-            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder,
-                let state = entry.state as? ArchiveState<Value>, state.identity == identity
-            else { return nil }
-            return state
+            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder else { return nil }
+            return entry.state as? ArchiveState<Value>
         }
     }
 

@@ -43,6 +43,32 @@ struct JSONArraySplice {
         array.append(close)
         return true
     }
+
+    /// The values that `bytes` holds after those of `previous`, as an encoded array, when `bytes` is the array
+    /// `previous` with values appended: the very same bytes up to the end of its last element, then a comma.
+    ///
+    /// The values before the comma are then exactly those `previous` decodes to, so only the returned array needs
+    /// decoding. Whatever follows the comma is returned as it is, for the decoder to judge.
+    ///
+    /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array.
+    static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
+        let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
+        guard let closing = previous.lastIndex(where: { !isJSONWhitespace($0) }), previous[closing] == close,
+            let last = previous[..<closing].lastIndex(where: { !isJSONWhitespace($0) }), previous[last] != open
+        else { return nil }
+        let shared = previous.distance(from: previous.startIndex, to: last) + 1
+        guard bytes.count > shared else { return nil }
+        let same = bytes.withUnsafeBytes { new in
+            previous.withUnsafeBytes { old in memcmp(new.baseAddress!, old.baseAddress!, shared) == 0 }
+        }
+        guard same else { return nil }
+        var comma = bytes.index(bytes.startIndex, offsetBy: shared)
+        while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
+        guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }
+        var appended = Data([open])
+        appended.append(bytes[bytes.index(after: comma)...])
+        return appended
+    }
 }
 
 /// Whether `byte` is one of the four characters JSON allows between tokens.
