@@ -143,6 +143,20 @@ import Testing
         }
     }
 
+    @Test func appendingToAFileInAnotherEncodingKeepsItReadable() throws {
+        // Foundation's decoder reads UTF-16 and UTF-32 too; the splice writes UTF-8 and must not mix the two.
+        for encoding in [String.Encoding.utf16BigEndian, .utf16LittleEndian, .utf32BigEndian] {
+            try inTemporaryDirectory { _ in
+                let text = String(decoding: try Person.archiveEncoder.encode([sam, amy]), as: UTF8.self)
+                try #require(text.data(using: encoding)).write(to: Person.archiveUrl)
+                #expect(try Person.loadListFromFile() == [sam, amy])
+                try maame.saveToFile()
+                Person.clearArchiveCache()
+                #expect(try Person.loadListFromFile() == [sam, amy, maame], "\(encoding)")
+            }
+        }
+    }
+
     @Test func appendingHandlesValuesWithEmptyAndNestedContainers() throws {
         struct Nested: Codable, Hashable, Persistible {
             var tags: [String]

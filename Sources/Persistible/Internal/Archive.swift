@@ -109,7 +109,9 @@ struct Archive<Value: Codable & Hashable> {
 
     /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold.
     func decode(_ bytes: Data) throws(PersistenceError) -> PersistenceData<Value> {
-        // The first byte says which to try, so an array file is decoded once, not first tried as a single value.
+        // The first byte says which to try first, so an array file is decoded once, not first tried as a single
+        // value. The other is tried too before giving up: a value's own encoding may be a JSON array, and a file
+        // in UTF-16 or UTF-32, which the decoder reads as well, opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
             if opensArray {
@@ -117,9 +119,11 @@ struct Archive<Value: Codable & Hashable> {
             }
             return .single(try decoder.decode(Value.self, from: bytes))
         } catch {
-            // A value whose own encoding is a JSON array is a single value that opens with "[".
             if opensArray, let single = try? decoder.decode(Value.self, from: bytes) {
                 return .single(single)
+            }
+            if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
+                return .array(values)
             }
             throw unreadable(error, bytes: bytes)
         }

@@ -29,8 +29,8 @@ struct JSONArraySplice {
         }
         let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
 
-        guard let closing = array.lastIndex(where: { !isJSONWhitespace($0) }), array[closing] == close,
-            let last = array[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
+        guard Self.isUTF8Array(array), let closing = array.lastIndex(where: { !isJSONWhitespace($0) }),
+            array[closing] == close, let last = array[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
         else { return false }
 
         array.removeSubrange(array.index(after: last)...)
@@ -53,7 +53,8 @@ struct JSONArraySplice {
     /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array.
     static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
-        guard let closing = previous.lastIndex(where: { !isJSONWhitespace($0) }), previous[closing] == close,
+        guard Self.isUTF8Array(previous), let closing = previous.lastIndex(where: { !isJSONWhitespace($0) }),
+            previous[closing] == close,
             let last = previous[..<closing].lastIndex(where: { !isJSONWhitespace($0) }), previous[last] != open
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
@@ -68,6 +69,14 @@ struct JSONArraySplice {
         var appended = Data([open])
         appended.append(bytes[bytes.index(after: comma)...])
         return appended
+    }
+
+    /// Whether `bytes` open an array in UTF-8, the only encoding the splice writes.
+    ///
+    /// The decoder reads UTF-16 and UTF-32 too. In them the first byte is zero, or else the last is, so this check
+    /// and the one for a closing `]` keep the splice away from them; a UTF-8 byte order mark fails it as well.
+    private static func isUTF8Array(_ bytes: Data) -> Bool {
+        bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
     }
 }
 
