@@ -8,6 +8,9 @@ import Testing
     @Test func anotherProcesssAppendsAreTheOnlyValuesDecoded() throws {
         try inTemporaryDirectory { directory in
             try (0..<200).map { CountedRecord(id: "mine-\($0)") }.saveToFile()
+            // As a new process would find it: read and decoded whole.
+            CountedRecord.clearArchiveCache()
+            #expect(try CountedRecord.loadListFromFile().count == 200)
             CountedRecord.decodes.store(0, ordering: .relaxed)
             #expect(try CountedRecord.loadListFromFile().count == 200)
             #expect(CountedRecord.decodes.load(ordering: .relaxed) == 0, "the file had not changed")
@@ -21,7 +24,8 @@ import Testing
             // A save after another process's appends catches up the same way, under the lock.
             _ = try ChildProcess.run("StressWriter", ["append", directory.path, "more", "2"])
             try CountedRecord(id: "mine-200").saveToFile()
-            #expect(CountedRecord.decodes.load(ordering: .relaxed) == 5)
+            // Two appended by the other process, and the one this save wrote, decoded again to be remembered.
+            #expect(CountedRecord.decodes.load(ordering: .relaxed) == 6)
             #expect(try CountedRecord.loadListFromFile().suffix(3).map(\.id) == ["more-0", "more-1", "mine-200"])
 
             // A file changed anywhere before its end is decoded whole.
@@ -58,6 +62,62 @@ import Testing
             #expect(try directory.temporaries().isEmpty)
         }
     }
+
+    @Test func aCommaAfterATrailingCommaIsNotTakenForAnAppend() throws {
+        try inTemporaryDirectory { _ in
+            try [sam, amy].saveToFile()
+            var contents = try bytes(of: Person.self)
+            contents.removeLast(2)
+            // Foundation's decoder reads a trailing comma; this process then remembers the file with it.
+            try (contents + Data(",\n]".utf8)).write(to: Person.archiveUrl, options: .atomic)
+            #expect(try Person.loadListFromFile() == [sam, amy])
+            // Another writer leaves two commas in a row, which no decoder reads.
+            let broken = contents + Data(",,\n".utf8) + (try Person.archiveEncoder.encode(maame)) + Data("\n]".utf8)
+            try broken.write(to: Person.archiveUrl, options: .atomic)
+            #expect(throws: (any Error).self) { try Person.archiveDecoder.decode([Person].self, from: broken) }
+            let error = persistenceError { _ = try Person.loadListFromFile() }
+            guard case .unreadable? = error?.reason else {
+                Issue.record("expected unreadable, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func whatAnotherWriterAppendsIsAddedToWhatTheFileHolds() throws {
+        // ISO-8601 drops fractions of a second, so the values saved differ from the values in the file.
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let exact = Date(timeIntervalSince1970: 1_700_000_000.75)
+        for count in [2, 2_000] {
+            try inTemporaryDirectory { _ in
+                let saved = (0..<count).map { Event(title: "e\($0)", date: exact + Double($0)) }
+                try saved.saveToFile()
+                let decode = { try Event.archiveDecoder.decode([Event].self, from: bytes(of: Event.self)) }
+                let inFile = try decode()
+                // Another writer appends, with Foundation alone.
+                let other = Event(title: "other", date: start)
+                try Event.archiveEncoder.encode(inFile + [other]).write(to: Event.archiveUrl, options: .atomic)
+                #expect(try Event.loadListFromFile() == inFile + [other], "count \(count)")
+                // Saving a value as the file holds it adds nothing.
+                try inFile[0].saveToFile()
+                #expect(try decode() == inFile + [other], "count \(count)")
+            }
+        }
+    }
+
+    @Test func aJSON5FileIsDecodedWholeAndWrittenWhole() throws {
+        try inTemporaryDirectory { _ in
+            let url = Lenient.archiveUrl
+            try Data(#"[{"n": 1}, {"n": 2}, /* two */]"#.utf8).write(to: url)
+            try Lenient(n: 3).saveToFile()
+            #expect(try Lenient.loadListFromFile() == [Lenient(n: 1), Lenient(n: 2), Lenient(n: 3)])
+
+            try Data("[{\"n\": 1}, {\"n\": 2} // two\n]".utf8).write(to: url, options: .atomic)
+            #expect(try Lenient.loadListFromFile() == [Lenient(n: 1), Lenient(n: 2)])
+            // The comma sits inside the comment: the file still holds two values.
+            try Data("[{\"n\": 1}, {\"n\": 2} // two, {\"n\": 3}\n]".utf8).write(to: url, options: .atomic)
+            #expect(try Lenient.loadListFromFile() == [Lenient(n: 1), Lenient(n: 2)])
+        }
+    }
 }
 
 /// A `StressRecord` read under another type, counting how many values are decoded.
@@ -80,4 +140,18 @@ private struct CountedRecord: Codable, Hashable, Persistible {
         payload = try container.decode(String.self, forKey: .payload)
         Self.decodes.add(1, ordering: .relaxed)
     }
+}
+
+/// A type whose decoder reads JSON5: comments, trailing commas and more.
+private struct Lenient: Codable, Hashable, Persistible {
+    var n: Int
+
+    // One decoder for every operation, so that what one operation decoded is remembered for the next.
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        return decoder
+    }()
+
+    static var archiveDecoder: JSONDecoder { decoder }
 }

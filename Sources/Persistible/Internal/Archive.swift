@@ -81,7 +81,8 @@ struct Archive<Value: Codable & Hashable> {
         } catch {
             throw failure(.readFailed(operation: "read", errno: EIO))
         }
-        if var state = previous, !state.isSingleValue,
+        // The values before the appended ones are reused, so they must be what decoding gives.
+        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
             let values = try? decoder.decode([Value].self, from: appended), !values.isEmpty
         {
@@ -96,9 +97,13 @@ struct Archive<Value: Codable & Hashable> {
         }
         switch try decode(bytes) {
         case .single(let value):
-            return ArchiveState(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
+            return ArchiveState(
+                identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true
+            )
         case .array(let values):
-            return ArchiveState(identity: identity, bytes: bytes, values: values, isSingleValue: false)
+            return ArchiveState(
+                identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true
+            )
         }
     }
 
@@ -233,9 +238,13 @@ struct Archive<Value: Codable & Hashable> {
                 let (values, members) = asSingleValue ? ([incoming[0]], [incoming[0]]) : Self.unique(incoming)
                 let bytes = asSingleValue ? try encode(values[0]) : try encode(array: values)
                 let identity = try file.write(bytes, durability: durability)
-                keep(ArchiveState(
-                    identity: identity, bytes: bytes, values: values, isSingleValue: asSingleValue, members: members
-                ))
+                var state = ArchiveState(
+                    identity: identity, bytes: Data(), values: [], isSingleValue: asSingleValue,
+                    valuesAreDecoded: true, members: members
+                )
+                state.append(values, decodedFrom: bytes, by: self)
+                state.bytes = bytes
+                keep(state)
                 return
             }
             var members = state.members.take() ?? Set(state.values)
@@ -245,35 +254,48 @@ struct Archive<Value: Codable & Hashable> {
                 keep(state)
                 return
             }
+            let encoded = try encode(array: additions)
             let bytes: Data
             do {
                 // Scoped, so that `state.values` is the only reference again when it grows below.
                 let existing = state.values
-                bytes = try self.bytes(appending: additions, to: &state, allValues: existing + additions)
+                bytes = try self.bytes(appending: encoded, to: &state, allValues: existing + additions)
             }
             state.identity = try file.write(bytes, durability: durability)
             state.bytes = bytes
-            state.values += additions
             state.isSingleValue = false
             state.members = members
+            state.append(additions, decodedFrom: encoded, by: self)
             // Positions are by a store's identity, which a save by value does not know: a store makes them anew.
             state.positions = nil
             keep(state)
         }
     }
 
-    /// The file's bytes once `additions` follow the values of `state`: spliced into `state.bytes` when the file
-    /// holds an array, so existing values are not encoded again, else `allValues` encoded whole.
+    /// How many values a save decodes again after writing them, so that what it remembers is what a later decode
+    /// of the file gives. Decoding costs about what encoding does, so only an append's few values are decoded:
+    /// after a larger save the values are remembered as given, until another writer's save has the file read.
+    static var decodedAfterWriteLimit: Int { 16 }
+
+    /// Whether appends splice bytes and reads decode only what another writer appended. Both assume strict JSON:
+    /// with JSON5, a comment can sit where they look for the end of the last value.
+    var splices: Bool {
+        !decoder.allowsJSON5
+    }
+
+    /// The file's bytes once the values encoded in `additions` follow the values of `state`: spliced into
+    /// `state.bytes` when the file holds an array, so existing values are not encoded again, else `allValues`
+    /// encoded whole.
     ///
     /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
     func bytes(
-        appending additions: [Value],
+        appending additions: Data,
         to state: inout ArchiveState<Value>,
         allValues: @autoclosure () -> [Value]
     ) throws(PersistenceError) -> Data {
         var bytes = Data()
         swap(&bytes, &state.bytes)
-        if !state.isSingleValue, JSONArraySplice(encoder: encoder).append(try encode(array: additions), to: &bytes) {
+        if !state.isSingleValue, splices, JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
             return bytes
         }
         return try encode(array: allValues())

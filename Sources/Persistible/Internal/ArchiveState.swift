@@ -10,6 +10,9 @@ struct ArchiveState<Value: Hashable> {
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue: Bool
+    /// Whether `values` are what decoding `bytes` gives, rather than the values a save was given, which differ
+    /// for a type whose encoding loses something, such as a date's fractions of a second.
+    var valuesAreDecoded: Bool
     /// The values as a set, made by the first save that needs it.
     var members: Set<Value>?
     /// Each record's position by identity, made by the first store write that needs it.
@@ -17,5 +20,31 @@ struct ArchiveState<Value: Hashable> {
 
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)
+    }
+}
+
+extension ArchiveState where Value: Codable {
+    /// Adds values that were just written as `encoded`, after the others.
+    ///
+    /// A few values are decoded from `encoded`, so that the state holds what a later decode of the file gives,
+    /// as a type whose encoding loses something needs; more than ``Archive/decodedAfterWriteLimit`` are added as
+    /// given, and the state no longer counts as decoded.
+    mutating func append(_ written: [Value], decodedFrom encoded: Data, by archive: Archive<Value>) {
+        guard valuesAreDecoded, written.count <= Archive<Value>.decodedAfterWriteLimit,
+            let decoded = isSingleValue
+                ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
+                : try? archive.decoder.decode([Value].self, from: encoded),
+            decoded.count == written.count
+        else {
+            // Shared rather than copied when the state held no values yet, as after a first save.
+            if values.isEmpty { values = written } else { values += written }
+            valuesAreDecoded = false
+            return
+        }
+        if decoded != written {
+            // The set was made from the values as given; it is made again from the decoded ones when needed.
+            members = nil
+        }
+        values += decoded
     }
 }

@@ -50,12 +50,14 @@ struct JSONArraySplice {
     /// The values before the comma are then exactly those `previous` decodes to, so only the returned array needs
     /// decoding. Whatever follows the comma is returned as it is, for the decoder to judge.
     ///
-    /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array.
+    /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array or ends with
+    ///   a comma (a second one after it would be no JSON, yet look like an append).
     static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
         guard Self.isUTF8Array(previous), let closing = previous.lastIndex(where: { !isJSONWhitespace($0) }),
             previous[closing] == close,
-            let last = previous[..<closing].lastIndex(where: { !isJSONWhitespace($0) }), previous[last] != open
+            let last = previous[..<closing].lastIndex(where: { !isJSONWhitespace($0) }),
+            previous[last] != open, previous[last] != UInt8(ascii: ",")
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
         guard bytes.count > shared else { return nil }
