@@ -15,15 +15,25 @@ struct BulkWorkload {
         var saveDurable = Samples()
         var saveNoSync = Samples()
         var saveReference = Samples()
+        var saveReferenceFlushed = Samples()
         for round in 0..<repetitions {
             // Every contender starts from a missing file, removed outside the timed region.
             try Record.deleteFile()
             try NoSyncRecord.deleteFile()
-            Sandbox.removeFile(referenceFile)
             try interleave(round: round, [
                 { saveDurable.add(try Stopwatch.seconds { try records.saveToFile() }) },
                 { saveNoSync.add(try Stopwatch.seconds { try noSyncRecords.saveToFile() }) },
-                { saveReference.add(try Stopwatch.seconds { try FoundationReference.save(records, to: referenceFile) }) },
+                {
+                    // Both references write the same file, so each removes it first.
+                    Sandbox.removeFile(referenceFile)
+                    saveReference.add(try Stopwatch.seconds { try FoundationReference.save(records, to: referenceFile) })
+                },
+                {
+                    Sandbox.removeFile(referenceFile)
+                    saveReferenceFlushed.add(try Stopwatch.seconds {
+                        try FoundationReference.save(records, to: referenceFile, flushingDirectory: true)
+                    })
+                },
             ])
         }
 
@@ -57,6 +67,9 @@ struct BulkWorkload {
 
         return [
             BulkResult(operation: .saveDurable, n: n, package: saveDurable, reference: saveReference),
+            BulkResult(
+                operation: .saveDurableFlushedReference, n: n, package: saveDurable, reference: saveReferenceFlushed
+            ),
             BulkResult(operation: .saveNoSync, n: n, package: saveNoSync, reference: saveReference),
             BulkResult(operation: .loadCold, n: n, package: loadCold, reference: loadReference),
             BulkResult(operation: .loadWarm, n: n, package: loadWarm, reference: loadReference),

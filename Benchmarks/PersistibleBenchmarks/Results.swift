@@ -2,6 +2,8 @@ import Foundation
 
 enum BulkOperation: String, CaseIterable {
     case saveDurable = "save, durable"
+    /// The same durable saves, against a reference that also flushes the directory after its rename.
+    case saveDurableFlushedReference = "save, durable, reference + fsync dir"
     case saveNoSync = "save, no-sync"
     case loadCold = "load, cold"
     case loadWarm = "load, warm"
