@@ -96,7 +96,8 @@ public struct StoreQuery<Base: Store> {
     public func count() throws -> Int {
         guard sorts.isEmpty else { return try result().count }
         return try store.read { reader in
-            let matching = try matchingPositions(in: reader.all()).count
+            // Past offset + limit, matches change nothing, so the search stops there.
+            let matching = try matchingPositions(in: reader.all(), upTo: limitCount.map { offsetCount + $0 }).count
             let available = max(0, matching - offsetCount)
             return limitCount.map { min($0, available) } ?? available
         }
