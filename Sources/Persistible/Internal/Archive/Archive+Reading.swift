@@ -1,0 +1,74 @@
+import Foundation
+
+// MARK: - Reading
+
+extension Archive {
+    /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
+    func read() throws(PersistenceError) -> ArchiveState<Value>? {
+        let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: url.path) {
+            return cached
+        }
+        let state = try readFile(atPath: url.path, after: cached)
+        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        return state
+    }
+
+    /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
+    /// since, taken out of the cache so that it can be changed in place, else read from the file.
+    func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+        let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
+            return cached
+        }
+        return try readFile(atPath: path, after: cached)
+    }
+
+    /// The state of the file at `path`, read and decoded, or `nil` if there is no file.
+    ///
+    /// When the file is `previous` with values appended, as a save by another process leaves it, only the appended
+    /// values are decoded: the bytes they follow are those `previous` was decoded from, byte for byte.
+    private func readFile(
+        atPath path: String, after previous: consuming ArchiveState<Value>?
+    ) throws(PersistenceError) -> ArchiveState<Value>? {
+        let bytes: Data
+        let identity: FileIdentity
+        do {
+            guard let file = try FileReader.contents(atPath: path) else { return nil }
+            (bytes, identity) = file
+        } catch let error as SystemError {
+            throw failure(error.reason)
+        } catch {
+            throw failure(.readFailed(operation: "read", errno: EIO))
+        }
+        // The values before the appended ones are reused, so they must be what decoding gives.
+        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
+            let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
+            let values = try? decoder.decode([Value].self, from: appended), !values.isEmpty
+        {
+            // Whatever the decoder cannot read is left to the full decode below, which says where it is; so is a
+            // comma followed by no value, which is no JSON at all.
+            state.identity = identity
+            state.bytes = bytes
+            state.values += values
+            for value in values { state.members?.insert(value) }
+            state.positions = nil
+            return state
+        }
+        switch try decode(bytes) {
+        case .single(let value):
+            return ArchiveState(
+                identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true
+            )
+        case .array(let values):
+            return ArchiveState(
+                identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true
+            )
+        }
+    }
+
+    /// Remembers the state a writer leaves the file in.
+    func keep(_ state: ArchiveState<Value>) {
+        if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+    }
+}

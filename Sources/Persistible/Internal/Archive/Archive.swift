@@ -1,0 +1,50 @@
+import Foundation
+
+/// One JSON file of `Value`s and the operations on it: read without a lock, change under the lock, write atomically.
+///
+/// The public API and the stores describe *what* to save; this type is the one place that decides *how*.
+struct Archive<Value: Codable & Hashable> {
+    let url: URL
+    let typeName: String
+    let encoder: JSONEncoder
+    let decoder: JSONDecoder
+    let durability: Durability
+    /// Where this archive's state is cached, or `nil` if it is not.
+    let cacheKey: ArchiveCache.Key?
+
+    init(
+        url: URL,
+        typeName: String,
+        encoder: JSONEncoder,
+        decoder: JSONDecoder,
+        durability: Durability,
+        caches: Bool
+    ) {
+        self.url = url
+        self.typeName = typeName
+        self.encoder = encoder
+        self.decoder = decoder
+        self.durability = durability
+        cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self) : nil
+    }
+
+    func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
+        PersistenceError(reason, url: url, typeName: typeName)
+    }
+
+    /// Turns what the internals threw into the public error; any other error, such as one a store's write block
+    /// threw, passes through as it is.
+    func translate(_ error: any Error) -> any Error {
+        switch error {
+        case let error as SystemError: return failure(error.reason)
+        default: return error
+        }
+    }
+
+
+    /// Whether appends splice bytes and reads decode only what another writer appended. Both assume strict JSON:
+    /// with JSON5, a comment can sit where they look for the end of the last value.
+    var splices: Bool {
+        !decoder.allowsJSON5
+    }
+}
