@@ -9,7 +9,7 @@ import Foundation
 /// A missing file is an empty store; the first write creates it. A file that does not decode makes every
 /// operation throw and is never overwritten.
 ///
-/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)`` holds the
+/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq`` holds the
 /// file's lock from reading to writing, so concurrent writes are applied one after the other and none is lost.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     private let archive: Archive<Object>

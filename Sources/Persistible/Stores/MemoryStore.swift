@@ -107,7 +107,7 @@ extension MemoryStore: Sendable where Object: Sendable {}
 // MARK: - Child stores
 
 extension Store {
-    /// A draft: a copy of the records in memory, whose changes reach this store only through ``merge(_:)``.
+    /// A draft: a copy of the records in memory, whose changes reach this store only through ``Store/merge(_:)-5fk7r``.
     ///
     /// Edit the draft as freely as any store; drop it to discard the changes.
     ///

@@ -7,7 +7,7 @@ import Foundation
 /// never stands beside its old version.
 ///
 /// Two requirements, ``readRecords(_:)`` and ``writeRecords(_:)``, carry everything: every other operation,
-/// ``read(_:)`` and ``write(_:)`` among them, is one of them. Everything done in one `write` block lands at once,
+/// ``read(_:)-9eoee`` and ``write(_:)-7q86h`` among them, is one of them. Everything done in one `write` block lands at once,
 /// or nothing does if it throws.
 ///
 /// ```swift
@@ -19,12 +19,12 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Codable & Hashable
 
-    /// Runs `body` with the records as they are now; what ``read(_:)`` does.
+    /// Runs `body` with the records as they are now; what ``read(_:)-9eoee`` does.
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read, or what `body` throws.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once; what ``write(_:)`` does.
+    /// Runs `body` with the records, then stores what it changed, all at once; what ``write(_:)-7q86h`` does.
     ///
     /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
     /// store can start, in this process or in another.
@@ -94,7 +94,7 @@ extension Store {
         try write { $0.insert(object) }
     }
 
-    /// Inserts each object in order, as ``insert(_:)`` does, in one write.
+    /// Inserts each object in order, as ``insert(_:)-9smq`` does, in one write.
     public func insert(contentsOf objects: some Sequence<Object>) throws {
         try write { $0.insert(contentsOf: objects) }
     }

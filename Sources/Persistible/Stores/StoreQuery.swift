@@ -11,7 +11,7 @@ public enum StoreSortOrder: Sendable, Hashable {
 /// A query on a store: which records, in which order, how many.
 ///
 /// Build one with `filter(where:)` and refine it; nothing is read until one of
-/// ``result()``, ``first()`` or ``count()`` runs it against the store as it is then.
+/// ``result()-6rszv``, ``first()-9esbr`` or ``count()-5kmyj`` runs it against the store as it is then.
 ///
 /// ```swift
 /// let films = try store.filter(where: \.rating == .PG_13 && \.budget >= 10_000_000)
