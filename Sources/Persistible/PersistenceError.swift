@@ -20,9 +20,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
         /// The file exists but does not hold the type, nor an array of it.
         ///
-        /// The file may be truncated, corrupt, not JSON, or written by another version of the type. Saves refuse
-        /// to replace it, so that its records are not lost. `codingPath` locates the problem in the file (for
-        /// example `[3].age`, empty for the whole file) and `detail` is the decoder's message.
+        /// The file may be truncated, damaged or not JSON, or it may be valid JSON written by another version of
+        /// the type; ``PersistenceError/versionMismatch`` tells which: it is `nil` for a file that is not valid
+        /// JSON. Saves refuse to replace the file, so that its records are not lost. `codingPath` locates the
+        /// problem in the file (for example `[3].age`, empty for the whole file) and `detail` is the decoder's
+        /// message.
         case unreadable(codingPath: String, detail: String)
 
         /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
@@ -56,11 +58,21 @@ public struct PersistenceError: Error, Sendable, Equatable {
     /// The name of the persisted type.
     public var typeName: String
 
+    /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type
+    /// said about the first record that none of them reads; `nil` when the file is not valid JSON, and for every
+    /// other reason.
+    ///
+    /// It tells a file written by another version of the model, which needs ``Persistible/archiveDefaults`` or
+    /// a migration, from a damaged one, which needs ``Persistible/salvageFile()`` or
+    /// ``Persistible/moveFileAside()``.
+    public var versionMismatch: VersionMismatch?
+
     /// Creates an error.
-    public init(_ reason: Reason, url: URL, typeName: String) {
+    public init(_ reason: Reason, url: URL, typeName: String, versionMismatch: VersionMismatch? = nil) {
         self.reason = reason
         self.url = url
         self.typeName = typeName
+        self.versionMismatch = versionMismatch
     }
 }
 
@@ -73,6 +85,8 @@ extension PersistenceError: CustomStringConvertible {
         switch reason {
         case .fileNotFound:
             return "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
+        case .unreadable(let codingPath, let detail) where versionMismatch != nil:
+            return mismatchDescription(codingPath: codingPath, detail: detail)
         case .unreadable(let codingPath, let detail):
             let location = codingPath.isEmpty ? "" : " at \(codingPath)"
             return "'\(path)' does not hold a \(typeName) or an array of \(typeName)\(location): \(detail) "
@@ -100,6 +114,21 @@ extension PersistenceError: CustomStringConvertible {
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."
         }
+    }
+
+    /// Says that the data is fine and the code changed, and how to teach the code to read it.
+    private func mismatchDescription(codingPath: String, detail: String) -> String {
+        let mismatch = versionMismatch ?? VersionMismatch(record: nil, attempts: [])
+        let record = mismatch.record.map { "record \($0)" } ?? "the value it holds"
+        let location = codingPath.isEmpty ? "" : " at \(codingPath)"
+        var text = "'\(url.path)' is valid JSON, but \(record) does not match \(typeName)\(location): \(detail)"
+        for attempt in mismatch.attempts.dropFirst() {
+            let at = attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"
+            text += " As \(attempt.typeName)\(at): \(attempt.detail)"
+        }
+        return text + " It was probably written by another version of \(typeName). The file was left as it is; "
+            + "declare archiveDefaults for the keys added since, or an archiveMigrations entry that reads that "
+            + "version, then try again."
     }
 
     /// The file, or "memory" for a ``MemoryStore``.

@@ -9,7 +9,8 @@ extension Persistible where Self: Codable & Hashable {
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,
-            caches: cachesArchive
+            caches: cachesArchive,
+            evolution: .declared(by: Self.self)
         )
     }
 }

@@ -73,6 +73,44 @@ public protocol Persistible {
     /// other programs edit the file that way, return `false` to read the file on every operation instead. To free
     /// the memory now and then, call ``clearArchiveCache()``. Values of class types are never cached.
     static var cachesArchive: Bool { get }
+
+    /// A value whose encoding fills the keys a stored record lacks, before the record is decoded.
+    ///
+    /// Swift's synthesized `Decodable` ignores property defaults, so a field added to a type makes every record
+    /// saved before it fail to decode. Declare the defaults once and those records load:
+    ///
+    /// ```swift
+    /// struct Task: Codable, Hashable, Persistible {
+    ///     var title: String
+    ///     var priority: Int = 0   // added in version 2
+    ///
+    ///     static var archiveDefaults: Task? { Task(title: "") }
+    /// }
+    /// ```
+    ///
+    /// Each key of the value's encoding that a stored record lacks is added with the encoding's value, at every
+    /// depth of nested objects; a key the record has is never replaced, and arrays are taken as they are. Loads
+    /// fill in memory and write nothing: the file keeps its bytes until a write changes it, and the next write
+    /// stores the filled records in the current format. Records that lack no key cost one scan of their bytes.
+    ///
+    /// The default is `nil`: no defaults. See <doc:ModelEvolution>.
+    static var archiveDefaults: Self? { get }
+
+    /// How to read records written by earlier versions of the type, newest first.
+    ///
+    /// Each record is decoded as the current type (after ``archiveDefaults``), then as each migration's type in
+    /// this order; the first that reads it wins. A record that none reads makes the operation throw
+    /// ``PersistenceError/Reason/unreadable(codingPath:detail:)`` with a ``PersistenceError/versionMismatch``
+    /// saying what each version said, and nothing is written.
+    ///
+    /// ```swift
+    /// static var archiveMigrations: [ArchiveMigration<Task>] {
+    ///     [.from(TaskV1.self) { old in Task(title: old.name) }]
+    /// }
+    /// ```
+    ///
+    /// The default is none. See ``ArchiveMigration`` and <doc:ModelEvolution>.
+    static var archiveMigrations: [ArchiveMigration<Self>] { get }
 }
 
 /// The format files are written in unless a type or store chooses another.
@@ -103,4 +141,8 @@ extension Persistible {
     public static var archiveDurability: Durability { .full }
 
     public static var cachesArchive: Bool { true }
+
+    public static var archiveDefaults: Self? { nil }
+
+    public static var archiveMigrations: [ArchiveMigration<Self>] { [] }
 }

@@ -17,6 +17,9 @@ struct ArchiveState<Value: Hashable> {
     var members: Set<Value>?
     /// Each record's position by identity, made by the first store write that needs it.
     var positions: [AnyHashable: Int]?
+    /// The records that are not stored in the current format, because they needed a default or a migration: the
+    /// next write stores them anew, so it cannot splice onto bytes that hold them.
+    var stale = IndexSet()
 
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)

@@ -39,7 +39,8 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             encoder: encoder,
             decoder: decoder,
             durability: durability,
-            caches: cachesRecords
+            caches: cachesRecords,
+            evolution: .declared(by: Object.self)
         )
         invalid = nil
     }
@@ -94,6 +95,45 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     }
 }
 
+// MARK: - Salvage
+
+extension FileStore {
+    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
+    ///
+    /// Works as ``Persistible/salvageFile()`` does, on this store's file.
+    ///
+    /// ```swift
+    /// let salvaged = try store.salvageFile()
+    /// ```
+    ///
+    /// - Returns: The readable records, in stored order, and the unreadable ones.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or
+    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it.
+    public func salvageFile() throws -> SalvagedRecords<Object> {
+        if let invalid { throw invalid }
+        return try archive.salvage()
+    }
+
+    /// Renames the store's file, under the lock, to a new name beside it that says why and when.
+    ///
+    /// Works as ``Persistible/moveFileAside()`` does; afterwards the store is empty.
+    ///
+    /// ```swift
+    /// let aside = try store.moveFileAside()
+    /// ```
+    ///
+    /// - Returns: The file's new location.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, and
+    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
+    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; the file then keeps its
+    ///   name.
+    @discardableResult
+    public func moveFileAside() throws -> URL {
+        if let invalid { throw invalid }
+        return try archive.moveAside()
+    }
+}
+
 extension FileStore where Object: Persistible {
     /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability and
     /// cache setting.
@@ -104,7 +144,8 @@ extension FileStore where Object: Persistible {
             encoder: Object.archiveEncoder,
             decoder: Object.archiveDecoder,
             durability: Object.archiveDurability,
-            caches: Object.cachesArchive
+            caches: Object.cachesArchive,
+            evolution: .declared(by: Object.self)
         )
         invalid = Result { () throws(PersistenceError) in try Object.validatedArchiveUrl() }.failure
     }

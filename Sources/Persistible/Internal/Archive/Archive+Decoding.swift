@@ -2,48 +2,213 @@ import Foundation
 
 // MARK: - Decoding
 
+/// What a file's bytes decode to, and which records are not stored in the current format: those that needed a
+/// default or a migration, which the next write stores anew.
+/// One record decoded, with whether it came from anything but its stored bytes as they are, or what each version
+/// said about it.
+enum RecordDecoding<Value> {
+    case success((Value, Bool))
+    case failure(VersionMismatch)
+}
+
+struct DecodedArchive<Value> {
+    var contents: PersistenceData<Value>
+    var stale = IndexSet()
+}
+
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold.
-    func decode(_ bytes: Data) throws(PersistenceError) -> PersistenceData<Value> {
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's defaults and
+    /// migrations.
+    func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
+        if !evolution.isEmpty, splices, let decoded = try decodeRecords(in: bytes) {
+            return decoded
+        }
         // The first byte says which to try first, so an array file is decoded once, not first tried as a single
         // value. The other is tried too before giving up: a value's own encoding may be a JSON array, and a file
         // in UTF-16 or UTF-32, which the decoder reads as well, opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
             if opensArray {
-                return .array(try decoder.decode([Value].self, from: bytes))
+                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
             }
-            return .single(try decoder.decode(Value.self, from: bytes))
+            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
             if opensArray, let single = try? decoder.decode(Value.self, from: bytes) {
-                return .single(single)
+                return DecodedArchive(contents: .single(single))
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
-                return .array(values)
+                return DecodedArchive(contents: .array(values))
             }
             throw unreadable(error, bytes: bytes)
         }
     }
 
-    private func unreadable(_ error: any Error, bytes: Data) -> PersistenceError {
+    /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
+    /// JSON, which the plain decoder then judges.
+    private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
+        if let ranges = JSONScanner.elementRanges(of: bytes) {
+            do {
+                let (values, stale) = try decodeArray(bytes, records: ranges)
+                return DecodedArchive(contents: .array(values), stale: stale)
+            } catch {
+                // A value whose own encoding is an array.
+                if let single = try? decoder.decode(Value.self, from: bytes) {
+                    return DecodedArchive(contents: .single(single))
+                }
+                throw error
+            }
+        }
+        guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
+        let defaults = defaultsObject()
+        switch decodeRecord(bytes, at: range, defaults: defaults, index: nil) {
+        case .success(let (value, isStale)):
+            return DecodedArchive(contents: .single(value), stale: isStale ? IndexSet(integer: 0) : IndexSet())
+        case .failure(let mismatch):
+            throw mismatchError(mismatch)
+        }
+    }
+
+    /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
+    func defaultsObject() -> DefaultsObject? {
+        guard let source = evolution.defaults, let encoding = try? source.encode(with: encoder) else { return nil }
+        return DefaultsObject(encoding: encoding)
+    }
+
+    /// Decodes the records at `ranges` of `bytes`: all at once when they decode as the current type after their
+    /// defaults are filled, else one at a time, each as the current type, then as each older one.
+    func decodeArray(
+        _ bytes: Data, records ranges: [Range<Int>]
+    ) throws(PersistenceError) -> ([Value], IndexSet) {
+        var source = bytes
+        var filledRanges = ranges
+        var stale = IndexSet()
+        if let defaults = defaultsObject() {
+            (source, filledRanges, stale) = defaults.fill(bytes, records: ranges)
+        }
+        let failure: any Error
+        do {
+            return (try decoder.decode([Value].self, from: source), stale)
+        } catch {
+            failure = error
+        }
+        guard !evolution.migrations.isEmpty else { throw unreadable(failure, bytes: source) }
+        var values: [Value] = []
+        values.reserveCapacity(ranges.count)
+        for index in ranges.indices {
+            let record = source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
+                + filledRanges[index].upperBound)]
+            let wasFilled = stale.contains(index)
+            switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: (record, wasFilled)) {
+            case .success(let (value, isStale)):
+                values.append(value)
+                if isStale { stale.insert(index) }
+            case .failure(let mismatch):
+                throw mismatchError(mismatch)
+            }
+        }
+        return (values, stale)
+    }
+
+    /// Decodes one record: as the current type with its defaults filled, then as each older type from its bytes as
+    /// stored. Whether the value came from anything but the stored bytes as they are is returned with it.
+    ///
+    /// - Parameters:
+    ///   - filled: The record with its defaults filled already, and whether that gained it a key, if the caller
+    ///     has it.
+    func decodeRecord(
+        _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: (Data, Bool)? = nil
+    ) -> RecordDecoding<Value> {
+        let raw = bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
+        var current = filled?.0 ?? raw
+        var isFilled = filled?.1 ?? false
+        if filled == nil, let defaults {
+            let (bytes, _, gained) = defaults.fill(raw, records: [0..<raw.count])
+            current = bytes
+            isFilled = !gained.isEmpty
+        }
+        let prefix = index.map { "[\($0)]" } ?? ""
+        var attempts: [VersionMismatch.Attempt] = []
+        do {
+            return .success((try decoder.decode(Value.self, from: current), isFilled))
+        } catch {
+            let (path, detail) = Self.describe(error)
+            attempts.append(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail))
+        }
+        for migration in evolution.migrations {
+            do {
+                return .success((try migration.decode(raw, decoder), true))
+            } catch {
+                let (path, detail) = Self.describe(error)
+                attempts.append(.init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail))
+            }
+        }
+        return .failure(VersionMismatch(record: index, attempts: attempts))
+    }
+
+    func mismatchError(_ mismatch: VersionMismatch) -> PersistenceError {
+        let first = mismatch.attempts.first
+        return PersistenceError(
+            .unreadable(codingPath: first?.codingPath ?? "", detail: first?.detail ?? ""),
+            url: url, typeName: typeName, versionMismatch: mismatch
+        )
+    }
+
+    /// The error for bytes that do not decode: damage when they are not JSON, another version when they are.
+    func unreadable(_ error: any Error, bytes: Data) -> PersistenceError {
         guard !bytes.allSatisfy(isJSONWhitespace) else {
             return failure(.unreadable(codingPath: "", detail: "The file is empty."))
         }
-        guard let error = error as? DecodingError else {
-            return failure(.unreadable(codingPath: "", detail: String(describing: error)))
+        let (path, detail) = Self.describe(error)
+        guard isJSON(bytes) else { return failure(.unreadable(codingPath: path, detail: detail)) }
+        let record = path.hasPrefix("[") ? Int(path.dropFirst().prefix { $0 != "]" }) : nil
+        let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
+        return mismatchError(VersionMismatch(
+            record: opensArray ? record : nil,
+            attempts: [.init(typeName: typeName, codingPath: path, detail: detail)]
+        ))
+    }
+
+    /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
+    private func isJSON(_ bytes: Data) -> Bool {
+        if splices, JSONScanner.valueRange(of: bytes) != nil {
+            // The scanner does not check UTF-8 inside strings; the parser below does.
+            if bytes.allSatisfy({ $0 < 0x80 }) { return true }
         }
+        if decoder.allowsJSON5 {
+            // The plain parser does not read JSON5: ask a JSON5 decoder whether any JSON value is there.
+            let reader = JSONDecoder()
+            reader.allowsJSON5 = true
+            return (try? reader.decode(AnyJSON.self, from: bytes)) != nil
+        }
+        return (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) != nil
+    }
+
+    /// Where a decoding error occurred, as `[3].age`, and what it says.
+    static func describe(_ error: any Error) -> (path: String, detail: String) {
+        guard let error = error as? DecodingError else { return ("", String(describing: error)) }
         let context: DecodingError.Context
         switch error {
         case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
             context = c
         @unknown default:
-            return failure(.unreadable(codingPath: "", detail: String(describing: error)))
+            return ("", String(describing: error))
         }
         var path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
         if path.hasPrefix(".") { path.removeFirst() }
         var detail = context.debugDescription
         if case .keyNotFound(let key, _) = error { detail = "No value for the key '\(key.stringValue)'." }
         if let underlying = context.underlyingError { detail += " (\(underlying.localizedDescription))" }
-        return failure(.unreadable(codingPath: path, detail: detail))
+        return (path, detail)
     }
+
+    private static func join(_ prefix: String, _ path: String) -> String {
+        guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
+        return path.hasPrefix("[") ? prefix + path : prefix + "." + path
+    }
+}
+
+/// Any JSON value: the decoder parses the whole input before it makes one, so decoding it tells whether bytes are
+/// JSON at all.
+private struct AnyJSON: Decodable {
+    init(from decoder: any Decoder) throws {}
 }

@@ -56,7 +56,8 @@ extension Archive {
     ) throws(PersistenceError) -> Data {
         var bytes = Data()
         swap(&bytes, &state.bytes)
-        if !state.isSingleValue, splices, JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
+        // Records that needed a default or a migration are written anew, in the current format.
+        if !state.isSingleValue, state.stale.isEmpty, splices, JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
             return bytes
         }
         return try encode(array: allValues())

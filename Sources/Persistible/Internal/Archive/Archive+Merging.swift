@@ -42,6 +42,7 @@ extension Archive {
             state.identity = try file.write(bytes, durability: durability)
             state.bytes = bytes
             state.isSingleValue = false
+            state.stale = IndexSet()
             state.members = members
             state.append(additions, decodedFrom: encoded, by: self)
             // Positions are by a store's identity, which a save by value does not know: a store makes them anew.

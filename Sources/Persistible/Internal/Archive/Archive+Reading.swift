@@ -44,27 +44,39 @@ extension Archive {
         // The values before the appended ones are reused, so they must be what decoding gives.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
-            let values = try? decoder.decode([Value].self, from: appended), !values.isEmpty
+            let decoded = try? decodeAppended(appended), !decoded.values.isEmpty
         {
+            let values = decoded.values
             // Whatever the decoder cannot read is left to the full decode below, which says where it is; so is a
             // comma followed by no value, which is no JSON at all.
             state.identity = identity
             state.bytes = bytes
+            state.stale.formUnion(IndexSet(decoded.stale.map { $0 + state.values.count }))
             state.values += values
             for value in values { state.members?.insert(value) }
             state.positions = nil
             return state
         }
-        switch try decode(bytes) {
+        let decoded = try decode(bytes)
+        switch decoded.contents {
         case .single(let value):
             return ArchiveState(
-                identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true
+                identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true,
+                stale: decoded.stale
             )
         case .array(let values):
             return ArchiveState(
-                identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true
+                identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true,
+                stale: decoded.stale
             )
         }
+    }
+
+    /// The values of an array that another writer appended, with the same defaults and migrations as a whole file.
+    private func decodeAppended(_ appended: Data) throws -> (values: [Value], stale: IndexSet) {
+        guard !evolution.isEmpty else { return (try decoder.decode([Value].self, from: appended), IndexSet()) }
+        guard let ranges = JSONScanner.elementRanges(of: appended) else { throw CocoaError(.coderReadCorrupt) }
+        return try decodeArray(appended, records: ranges)
     }
 
     /// Remembers the state a writer leaves the file in.

@@ -9,6 +9,8 @@ struct Archive<Value: Codable & Hashable> {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
     let durability: Durability
+    /// The defaults and migrations that decoding applies.
+    let evolution: ArchiveEvolution<Value>
     /// Where this archive's state is cached, or `nil` if it is not.
     let cacheKey: ArchiveCache.Key?
 
@@ -18,8 +20,10 @@ struct Archive<Value: Codable & Hashable> {
         encoder: JSONEncoder,
         decoder: JSONDecoder,
         durability: Durability,
-        caches: Bool
+        caches: Bool,
+        evolution: ArchiveEvolution<Value> = .none
     ) {
+        self.evolution = evolution
         self.url = url
         self.typeName = typeName
         self.encoder = encoder

@@ -1,0 +1,104 @@
+import Foundation
+
+// MARK: - Salvage
+
+extension Archive {
+    /// Every record of the file that some version reads, and each one that none does, with its bytes; writes
+    /// nothing.
+    func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
+        let bytes: Data
+        do {
+            guard let file = try FileReader.contents(atPath: url.path) else { throw failure(.fileNotFound) }
+            bytes = file.0
+        } catch let error as PersistenceError {
+            throw error
+        } catch let error as SystemError {
+            throw failure(error.reason)
+        } catch {
+            throw failure(.readFailed(operation: "read", errno: EIO))
+        }
+        if let decoded = try? decode(bytes) {
+            return SalvagedRecords(values: decoded.contents.values, unreadable: [])
+        }
+        let defaults = defaultsObject()
+        var values: [Value] = []
+        var unreadable: [UnreadableRecord] = []
+        if let (ranges, brokenAt) = JSONScanner.readableElements(of: bytes) {
+            for (index, range) in ranges.enumerated() {
+                switch decodeRecord(bytes, at: range, defaults: defaults, index: index) {
+                case .success(let (value, _)): values.append(value)
+                case .failure(let mismatch):
+                    unreadable.append(Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: range))
+                }
+            }
+            if let brokenAt {
+                unreadable.append(UnreadableRecord(
+                    index: ranges.count, codingPath: "[\(ranges.count)]",
+                    message: "The file stops being JSON here, at byte \(brokenAt): it is damaged or cut short.",
+                    bytes: bytes[(bytes.startIndex + brokenAt)...]
+                ))
+            }
+        } else if let range = JSONScanner.valueRange(of: bytes) {
+            switch decodeRecord(bytes, at: range, defaults: defaults, index: nil) {
+            case .success(let (value, _)): values.append(value)
+            case .failure(let mismatch):
+                unreadable.append(Self.unreadableRecord(mismatch, index: 0, bytes: bytes, range: range))
+            }
+        } else {
+            let (path, detail) = Self.describe(decodingError(bytes))
+            unreadable.append(UnreadableRecord(index: 0, codingPath: path, message: detail, bytes: bytes))
+        }
+        return SalvagedRecords(values: values, unreadable: unreadable)
+    }
+
+    /// What the decoder says about the whole of `bytes`.
+    private func decodingError(_ bytes: Data) -> any Error {
+        do {
+            _ = try decoder.decode(Value.self, from: bytes)
+            return CocoaError(.coderReadCorrupt)
+        } catch {
+            return error
+        }
+    }
+
+    private static func unreadableRecord(
+        _ mismatch: VersionMismatch, index: Int, bytes: Data, range: Range<Int>
+    ) -> UnreadableRecord {
+        let message = mismatch.attempts.map { attempt in
+            let at = attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"
+            return "As \(attempt.typeName)\(at): \(attempt.detail)"
+        }.joined(separator: " ")
+        return UnreadableRecord(
+            index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
+            bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
+        )
+    }
+
+    // MARK: - Move aside
+
+    /// Renames the file, under the lock, to a name beside it that says why and when; never replaces a file.
+    ///
+    /// - Returns: Where the file went.
+    func moveAside(at date: Date = Date()) throws -> URL {
+        do {
+            return try withWriteAccess(creatingDirectory: false) { file in
+                ArchiveCache.remove(path: url.path)
+                guard let contents = try FileReader.contents(atPath: file.path) else { throw failure(.fileNotFound) }
+                let why = (try? decode(contents.0)) == nil ? "unreadable" : "moved-aside"
+                let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
+                let directory = (file.path as NSString).deletingLastPathComponent
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+                let when = formatter.string(from: date)
+                let names = (1...).lazy.map { attempt in
+                    "\(directory)/\(stem).\(why)-\(when)\(attempt == 1 ? "" : "-\(attempt)").json"
+                }
+                let moved = try FileRename.renameWithoutReplacing(file.path, to: names, durability: durability)
+                return URL(fileURLWithPath: moved, isDirectory: false)
+            }
+        } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
+            // No directory, so no file.
+            throw failure(.fileNotFound)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// What a type declares about its earlier versions: the defaults for keys a record lacks and the migrations from
+/// older types, as an archive applies them while decoding.
+struct ArchiveEvolution<Value: Codable>: Sendable {
+    /// Encodes ``Persistible/archiveDefaults`` with the archive's encoder, or `nil` when the type declares none.
+    let defaults: (any DefaultsSource)?
+    let migrations: [ArchiveMigration<Value>]
+
+    static var none: Self { Self(defaults: nil, migrations: []) }
+
+    var isEmpty: Bool { defaults == nil && migrations.isEmpty }
+
+    /// What `type` declares, when it is ``Persistible``; nothing otherwise.
+    ///
+    /// Looked up at run time, so that a store made by generic code, which knows the type only as `Codable &
+    /// Hashable`, honors the type's own choice too.
+    static func declared(by type: Value.Type) -> Self {
+        guard let persistible = type as? any Persistible.Type else { return .none }
+        return declared(persistible)
+    }
+
+    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+        let migrations = Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? []
+        guard Declaring.archiveDefaults is Value else { return Self(defaults: nil, migrations: migrations) }
+        return Self(defaults: DeclaredDefaults<Declaring, Value>(), migrations: migrations)
+    }
+}
+
+/// Where defaults come from; a type rather than a closure, so that no metatype is captured.
+protocol DefaultsSource: Sendable {
+    func encode(with encoder: JSONEncoder) throws -> Data?
+}
+
+/// The defaults a type declares, read each time they are needed, which is only when a record is decoded.
+private struct DeclaredDefaults<Declaring: Persistible, Value: Encodable>: DefaultsSource {
+    func encode(with encoder: JSONEncoder) throws -> Data? {
+        guard let defaults = Declaring.archiveDefaults as? Value else { return nil }
+        return try encoder.encode(defaults)
+    }
+}
+
+// MARK: - Defaults
+
+/// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them.
+struct DefaultsObject {
+    struct Member {
+        /// The key as the encoder wrote it, inside the quotes.
+        var key: Data
+        /// `"key":value`, to insert.
+        var text: Data
+        /// The value's own members, when it is an object: filled in a record's object under the same key.
+        var child: DefaultsObject?
+    }
+
+    var members: [Member]
+
+    /// The defaults in `encoding`, or `nil` if it is not a JSON object.
+    init?(encoding: Data) {
+        guard let range = JSONScanner.valueRange(of: encoding) else { return nil }
+        self.init(encoding, at: range)
+    }
+
+    private init?(_ encoding: Data, at range: Range<Int>) {
+        guard let members = JSONScanner.members(ofObjectIn: encoding, at: range) else { return nil }
+        let base = encoding.startIndex
+        self.members = members.map { member in
+            let key = encoding[(base + member.key.lowerBound)..<(base + member.key.upperBound)]
+            let value = encoding[(base + member.value.lowerBound)..<(base + member.value.upperBound)]
+            var text = Data("\"".utf8)
+            text.append(key)
+            text.append(contentsOf: Array("\":".utf8))
+            text.append(value)
+            return Member(key: Data(key), text: text, child: DefaultsObject(encoding, at: member.value))
+        }
+    }
+
+    /// Where to insert what the object at `range` of `buffer` lacks, at every depth: each as an offset into
+    /// `buffer` and the bytes to insert there, appended to `insertions` in increasing order of offset.
+    ///
+    /// - Returns: `false` if the bytes at `range` are not an object; nothing is added then.
+    func insertions(
+        into buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ insertions: inout [(offset: Int, text: Data)]
+    ) -> Bool {
+        var found = [JSONScanner.Member?](repeating: nil, count: members.count)
+        var count = 0
+        let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
+            count += 1
+            for index in members.indices where found[index] == nil {
+                if Self.key(stored.key.shifted(range.lowerBound), in: buffer, equals: members[index].key) {
+                    found[index] = stored
+                    break
+                }
+            }
+        }
+        guard isObject else { return false }
+        var missing = Data()
+        for (index, member) in members.enumerated() where found[index] == nil {
+            if !missing.isEmpty { missing.append(UInt8(ascii: ",")) }
+            missing.append(member.text)
+        }
+        if !missing.isEmpty {
+            if count > 0 { missing.append(UInt8(ascii: ",")) }
+            // Right after the opening brace, so that the offsets of everything below stay in order.
+            let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))!
+            insertions.append((brace + 1, missing))
+        }
+        // Members are visited in stored order, so nested insertions come out in increasing order too.
+        let nested = members.indices.compactMap { index -> (JSONScanner.Member, DefaultsObject)? in
+            guard let stored = found[index], let child = members[index].child else { return nil }
+            return (stored.shifted(by: range.lowerBound), child)
+        }.sorted { $0.0.value.lowerBound < $1.0.value.lowerBound }
+        for (stored, child) in nested where buffer[stored.value.lowerBound] == UInt8(ascii: "{") {
+            _ = child.insertions(into: buffer, at: stored.value, &insertions)
+        }
+        return true
+    }
+
+    /// Whether the stored key at `range` is `key`, escapes and all.
+    private static func key(_ range: Range<Int>, in buffer: UnsafeRawBufferPointer, equals key: Data) -> Bool {
+        let stored = UnsafeRawBufferPointer(rebasing: buffer[range])
+        if stored.count == key.count, key.withUnsafeBytes({ $0.elementsEqual(stored) }) { return true }
+        // The same key may be written with different escapes: compare what they spell.
+        guard stored.contains(UInt8(ascii: "\\")) || key.contains(UInt8(ascii: "\\")) else { return false }
+        return unescaped(Data(stored)) == unescaped(key)
+    }
+
+    private static func unescaped(_ key: Data) -> String? {
+        try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + key + Data("\"".utf8))
+    }
+}
+
+extension Range<Int> {
+    fileprivate func shifted(_ offset: Int) -> Range<Int> {
+        (lowerBound + offset)..<(upperBound + offset)
+    }
+}
+
+extension DefaultsObject {
+    /// `bytes` with the records at `ranges` filled from these defaults, the records' ranges in the result, and
+    /// which records gained a key.
+    func fill(_ bytes: Data, records ranges: [Range<Int>]) -> (bytes: Data, ranges: [Range<Int>], filled: IndexSet) {
+        var filled = IndexSet()
+        var insertions: [(offset: Int, text: Data)] = []
+        var recordInsertions: [Range<Int>] = []
+        bytes.withUnsafeBytes { buffer in
+            for (index, range) in ranges.enumerated() {
+                let before = insertions.count
+                _ = self.insertions(into: buffer, at: range, &insertions)
+                recordInsertions.append(before..<insertions.count)
+                if insertions.count > before { filled.insert(index) }
+            }
+        }
+        guard !filled.isEmpty else { return (bytes, ranges, filled) }
+        var result = Data()
+        result.reserveCapacity(bytes.count + insertions.reduce(0) { $0 + $1.text.count })
+        var newRanges: [Range<Int>] = []
+        newRanges.reserveCapacity(ranges.count)
+        var copied = 0
+        let base = bytes.startIndex
+        for (index, range) in ranges.enumerated() {
+            result.append(bytes[(base + copied)..<(base + range.lowerBound)])
+            copied = range.lowerBound
+            let start = result.count
+            for insertion in insertions[recordInsertions[index]] {
+                result.append(bytes[(base + copied)..<(base + insertion.offset)])
+                copied = insertion.offset
+                result.append(insertion.text)
+            }
+            result.append(bytes[(base + copied)..<(base + range.upperBound)])
+            copied = range.upperBound
+            newRanges.append(start..<result.count)
+        }
+        result.append(bytes[(base + copied)...])
+        return (result, newRanges, filled)
+    }
+}

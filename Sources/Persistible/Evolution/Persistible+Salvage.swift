@@ -1,0 +1,54 @@
+import Foundation
+
+// MARK: - Salvage
+
+extension Persistible where Self: Codable & Hashable {
+    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
+    ///
+    /// Each record is decoded as ``load()`` decodes it, after ``archiveDefaults`` and ``archiveMigrations``. A
+    /// record that no version reads is returned in ``SalvagedRecords/unreadable`` with its position, where decoding
+    /// stopped, what each version said, and its bytes exactly as stored. When the file breaks off or stops being
+    /// JSON, the records before the break are read and the rest is returned as one unreadable record.
+    ///
+    /// Nothing happens to the file: to start afresh without losing a byte, call ``moveFileAside()`` and save the
+    /// salvaged values.
+    ///
+    /// ```swift
+    /// let salvaged = try Task.salvageFile()
+    /// let aside = try Task.moveFileAside()
+    /// try salvaged.values.saveToFile()
+    /// print("Kept \(salvaged.values.count); the rest is in \(aside.path)")
+    /// ```
+    ///
+    /// - Returns: The readable values, in stored order, and the unreadable records.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
+    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it, and
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    public static func salvageFile() throws -> SalvagedRecords<Self> {
+        try archive().salvage()
+    }
+
+    /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
+    /// went.
+    ///
+    /// The new name is the file's with `.unreadable-<time>` (when the file does not decode) or
+    /// `.moved-aside-<time>` before `.json`, the time in UTC, for example
+    /// `Task.unreadable-20261123T064002Z.json`. An existing file is never replaced: if the name is taken, `-2`,
+    /// `-3` and so on are added. The rename holds the lock every save takes, so it never happens in the middle of
+    /// another process's save, and with full durability the directory is flushed. The next save starts a new file.
+    ///
+    /// ```swift
+    /// let aside = try Task.moveFileAside()
+    /// try freshTasks.saveToFile()
+    /// ```
+    ///
+    /// - Returns: The file's new location.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
+    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot be renamed (it then keeps its
+    ///   name), ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the lock cannot be taken, and
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    @discardableResult
+    public static func moveFileAside() throws -> URL {
+        try archive().moveAside()
+    }
+}
