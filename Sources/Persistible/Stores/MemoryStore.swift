@@ -6,7 +6,7 @@ import Foundation
 ///
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: every read and write holds its
 /// lock.
-public final class MemoryStore<Object: Codable & Hashable>: Store {
+public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
 

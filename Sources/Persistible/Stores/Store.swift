@@ -17,7 +17,7 @@ import Foundation
 /// ```
 public protocol Store<Object> {
     /// The type of the records.
-    associatedtype Object: Codable & Hashable
+    associatedtype Object: Hashable
 
     /// Runs `body` with the records as they are now; what ``read(_:)-9eoee`` does.
     ///
@@ -35,7 +35,7 @@ public protocol Store<Object> {
 }
 
 /// The records of a store inside a `read(_:)` block.
-public struct StoreReader<Object: Codable & Hashable> {
+public struct StoreReader<Object: Hashable> {
     let records: [Object]
 
     /// Every record, in stored order.

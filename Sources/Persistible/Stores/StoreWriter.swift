@@ -5,7 +5,7 @@ import Foundation
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
 /// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored
 /// record replaces it where it stands.
-public struct StoreWriter<Object: Codable & Hashable> {
+public struct StoreWriter<Object: Hashable> {
     private(set) var records: [Object]
     private let identity: RecordIdentity<Object>
     /// The position of each record by identity, made by the first change that needs it.
@@ -16,6 +16,11 @@ public struct StoreWriter<Object: Codable & Hashable> {
     /// Whether the records before `originalCount` are still the ones read, so the change is an append.
     private(set) var onlyAppended = true
     private(set) var hasChanges = false
+    /// How many stored records a ``DomainStore`` skipped because no value could be made from them, which
+    /// `synchronize(with:)` removes.
+    var unconvertible = 0
+    /// Whether `synchronize(with:)` made the records exactly some given objects, which removes the unconvertible.
+    private(set) var resynchronized = false
 
     init(
         records: [Object],
@@ -110,7 +115,9 @@ public struct StoreWriter<Object: Codable & Hashable> {
 
     /// Makes the records exactly `objects`, in their order, and reports what changed.
     ///
-    /// Of several objects with one identity, the first is kept.
+    /// Of several objects with one identity, the first is kept. In a ``DomainStore``, stored records that no
+    /// domain value could be made from are removed too, and counted in
+    /// ``SynchronizeResult/removedUnconvertible``.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
         var incoming: [AnyHashable: Object] = [:]
@@ -123,6 +130,8 @@ public struct StoreWriter<Object: Codable & Hashable> {
         }
 
         var result = SynchronizeResult<Object>()
+        result.removedUnconvertible = unconvertible
+        resynchronized = true
         var stored: [AnyHashable: Object] = [:]
         for record in records {
             let key = identity.of(record)

@@ -12,8 +12,12 @@ public struct SynchronizeResult<Object> {
     /// The records that are no longer stored, in their old order.
     public var removed: [Object] = []
 
+    /// How many stored records were removed because no value could be made from them: always 0 except in a
+    /// ``DomainStore``, whose reads skip such records.
+    public var removedUnconvertible = 0
+
     /// Whether the store already held exactly the given records.
-    public var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
+    public var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty && removedUnconvertible == 0 }
 }
 
 extension SynchronizeResult: Equatable where Object: Equatable {}
