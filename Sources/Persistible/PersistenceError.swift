@@ -47,6 +47,15 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
         /// A store's `update` found no record with this identity.
         case recordNotFound(identity: String)
+
+        /// A write would have dropped keys, written by another version of the type, that this version does not
+        /// know, from records it changed: the changed value has no place for them (an object became something
+        /// else, or an array holding them changed). `keyPaths` names them, for example `[3].address.zip`.
+        ///
+        /// Records that a write does not change keep their bytes, and a changed record keeps such keys wherever
+        /// its new encoding has the object that held them; only where it cannot is this thrown, and nothing is
+        /// written.
+        case unknownKeysWouldBeLost(keyPaths: [String])
     }
 
     /// Why the operation failed.
@@ -110,6 +119,11 @@ extension PersistenceError: CustomStringConvertible {
         case .recordNotFound(let identity):
             return "No \(typeName) with the identity \(identity) is stored in \(place) to update; "
                 + "insert it instead. Nothing was written."
+        case .unknownKeysWouldBeLost(let keyPaths):
+            return "Couldn't save \(typeName) to '\(path)': the records it changes hold keys that this version of "
+                + "\(typeName) does not know, written by another version, and the changed values have no place "
+                + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written; make this change with the "
+                + "version that wrote them, or leave these records as they are."
         case .lockFailed(let operation, let code):
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."

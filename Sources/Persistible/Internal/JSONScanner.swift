@@ -75,6 +75,15 @@ struct JSONScanner {
         }
     }
 
+    /// The ranges of the elements of the array at `range` of `data`, or `nil` if the bytes there are not an array.
+    static func elementRanges(ofArrayIn data: Data, at range: Range<Int>) -> [Range<Int>]? {
+        data.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
+            guard let elements = scanner.elements(), scanner.position == range.count else { return nil }
+            return elements.map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
+        }
+    }
+
     /// The members of the object at `range` of `data`: each key's range (inside its quotes) and its value's range,
     /// in stored order; `nil` if the bytes there are not an object.
     static func members(ofObjectIn data: Data, at range: Range<Int>) -> [Member]? {

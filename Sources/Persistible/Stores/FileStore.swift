@@ -77,10 +77,23 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             }
             let bytes: Data
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
-            if var current = state.take(), let appended = writer.appendedRecords, !appended.isEmpty {
-                bytes = try archive.bytes(
-                    appending: try archive.encode(array: Array(appended)), to: &current, allValues: writer.records
-                )
+            if var current = state.take() {
+                if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
+                    bytes = try archive.bytes(
+                        appending: try archive.encode(array: Array(appended)), to: &current,
+                        allValues: writer.records
+                    )
+                } else if let rewrite = try archive.rewrite(
+                    current, storedCount: writer.originalRecordCount, records: writer.records,
+                    sources: writer.recordSources,
+                    originals: writer.replacedOriginals
+                ) {
+                    // Records the block did not change keep their bytes, and changed ones the keys they hold
+                    // that this version does not know.
+                    bytes = rewrite.bytes
+                } else {
+                    bytes = try archive.encode(array: writer.records)
+                }
             } else {
                 bytes = try archive.encode(array: writer.records)
             }

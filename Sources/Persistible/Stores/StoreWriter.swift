@@ -21,6 +21,12 @@ public struct StoreWriter<Object: Hashable> {
     var unconvertible = 0
     /// Whether `synchronize(with:)` made the records exactly some given objects, which removes the unconvertible.
     private(set) var resynchronized = false
+    /// Where each record came from, made by the first change: see ``RecordSource``. `nil` while nothing but
+    /// appends happened, when record `i` is the original record `i` or a new one.
+    private(set) var sources: [RecordSource]?
+    /// The record each changed original held when it was read, by original position, so that a rewrite can tell
+    /// which of its stored keys its type does not know.
+    private(set) var replacedOriginals: [Int: Object] = [:]
 
     init(
         records: [Object],
@@ -33,6 +39,14 @@ public struct StoreWriter<Object: Hashable> {
         self.location = location
         self.positions = positions
         originalCount = records.count
+    }
+
+    /// How many records the block started with.
+    var originalRecordCount: Int { originalCount }
+
+    /// Where each record now in the writer came from, in order.
+    var recordSources: [RecordSource] {
+        sources ?? (0..<records.count).map { $0 < originalCount ? .unchanged($0) : .new }
     }
 
     /// The records added after the ones the block started with, when nothing else changed.
@@ -73,6 +87,7 @@ public struct StoreWriter<Object: Hashable> {
         } else {
             positions?[key] = records.count
             records.append(object)
+            sources?.append(.new)
             hasChanges = true
         }
     }
@@ -98,7 +113,9 @@ public struct StoreWriter<Object: Hashable> {
     /// Deletes the stored record with the same identity as `object`; does nothing if there is none.
     public mutating func delete(_ object: Object) {
         guard let index = index(of: identity.of(object)) else { return }
+        trackSources()
         records.remove(at: index)
+        sources?.remove(at: index)
         positions = nil
         onlyAppended = onlyAppended && index >= originalCount
         hasChanges = true
@@ -109,6 +126,7 @@ public struct StoreWriter<Object: Hashable> {
         guard !records.isEmpty else { return }
         onlyAppended = onlyAppended && originalCount == 0
         records.removeAll()
+        sources = []
         positions = [:]
         hasChanges = true
     }
@@ -133,9 +151,12 @@ public struct StoreWriter<Object: Hashable> {
         result.removedUnconvertible = unconvertible
         resynchronized = true
         var stored: [AnyHashable: Object] = [:]
-        for record in records {
+        var storedSources: [AnyHashable: RecordSource] = [:]
+        let currentSources = recordSources
+        for (index, record) in records.enumerated() {
             let key = identity.of(record)
             stored[key] = record
+            storedSources[key] = currentSources[index]
             if let replacement = incoming[key] {
                 if replacement != record { result.updated.append(replacement) }
             } else {
@@ -145,6 +166,13 @@ public struct StoreWriter<Object: Hashable> {
         result.added = ordered.filter { stored[identity.of($0)] == nil }
         if ordered != records {
             onlyAppended = onlyAppended && ordered.starts(with: records)
+            sources = ordered.map { object in
+                let key = identity.of(object)
+                guard let source = storedSources[key] else { return .new }
+                guard stored[key] != object else { return source }
+                if case .unchanged(let original) = source { replacedOriginals[original] = stored[key] }
+                return source.changed
+            }
             records = ordered
             positions = nil
             hasChanges = true
@@ -159,6 +187,10 @@ public struct StoreWriter<Object: Hashable> {
 
     // MARK: - Index
 
+    private mutating func trackSources() {
+        if sources == nil { sources = recordSources }
+    }
+
     private mutating func index(of key: AnyHashable) -> Int? {
         if positions == nil {
             var built: [AnyHashable: Int] = [:]
@@ -172,8 +204,29 @@ public struct StoreWriter<Object: Hashable> {
     }
 
     private mutating func replace(at index: Int, with object: Object) {
+        trackSources()
+        if case .unchanged(let original) = sources![index] {
+            replacedOriginals[original] = records[index]
+            sources![index] = .changed(original)
+        }
         records[index] = object
         onlyAppended = onlyAppended && index >= originalCount
         hasChanges = true
+    }
+}
+
+/// Where a record in a ``StoreWriter`` came from, so that a rewrite can keep the stored bytes of records it did not
+/// change.
+enum RecordSource: Equatable {
+    /// The original record at this position, as read.
+    case unchanged(Int)
+    /// A new value for the original record at this position: same identity, changed value.
+    case changed(Int)
+    /// A record with an identity the store did not hold.
+    case new
+
+    var changed: RecordSource {
+        if case .unchanged(let original) = self { return .changed(original) }
+        return self
     }
 }

@@ -45,8 +45,8 @@ extension Archive {
     ///
 
     /// The file's bytes once the values encoded in `additions` follow the values of `state`: spliced into
-    /// `state.bytes` when the file holds an array, so existing values are not encoded again, else `allValues`
-    /// encoded whole.
+    /// `state.bytes` when the file holds an array, so existing values are not encoded again; else, when some
+    /// records are stale, rewritten with every other record's bytes kept; else `allValues` encoded whole.
     ///
     /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
     func bytes(
@@ -54,15 +54,21 @@ extension Archive {
         to state: inout ArchiveState<Value>,
         allValues: @autoclosure () -> [Value]
     ) throws(PersistenceError) -> Data {
-        var bytes = Data()
-        swap(&bytes, &state.bytes)
         // Records that needed a default or a migration are written anew, in the current format.
-        if !state.isSingleValue, state.stale.isEmpty, splices, JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
-            return bytes
+        if !state.isSingleValue, state.stale.isEmpty, splices {
+            var bytes = Data()
+            swap(&bytes, &state.bytes)
+            if JSONArraySplice(encoder: encoder).append(additions, to: &bytes) { return bytes }
+            swap(&bytes, &state.bytes)
         }
-        return try encode(array: allValues())
+        let values = allValues()
+        let existing = state.values.count
+        let sources = (0..<values.count).map { $0 < existing ? RecordSource.unchanged($0) : .new }
+        if let rewrite = try rewrite(state, storedCount: existing, records: values, sources: sources, originals: [:]) {
+            return rewrite.bytes
+        }
+        return try encode(array: values)
     }
-
 
     private static func describe(_ error: EncodingError) -> String {
         switch error {

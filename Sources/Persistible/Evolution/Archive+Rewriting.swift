@@ -1,0 +1,134 @@
+import Foundation
+
+// MARK: - Rewriting
+
+/// A file's new bytes after a write that keeps the stored bytes of the records it did not change.
+struct Rewrite {
+    var bytes: Data
+    /// The offset of the first byte that differs from the file's old bytes: everything before it is unchanged.
+    var firstChange: Int
+}
+
+extension Archive {
+    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes,
+    /// byte for byte, and each changed record keeps the keys its type does not know.
+    ///
+    /// Only the new and changed records are encoded, together; records that needed a default or a migration are
+    /// encoded too, in the current format, without carrying anything over from their old form.
+    ///
+    /// - Parameters:
+    ///   - state: The file as read: its bytes and which records are stale.
+    ///   - storedCount: How many records the file holds.
+    ///   - records: The records to write, in order.
+    ///   - sources: Where each of `records` came from.
+    ///   - originals: The value each changed original record held when read, by original position.
+    /// - Returns: `nil` when the file is not an array in strict UTF-8 JSON whose records can be found; the caller
+    ///   then encodes every record.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
+    ///   keys have no place in its new encoding, and ``PersistenceError/Reason/encodingFailed(detail:)``.
+    func rewrite(
+        _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) -> Rewrite? {
+        guard !state.isSingleValue, splices, !records.isEmpty,
+            let ranges = JSONScanner.elementRanges(of: state.bytes), ranges.count == storedCount
+        else { return nil }
+        let stored = state.bytes
+
+        // The records to encode, and for the changed ones, what they held when read.
+        var encoded: [Value] = []
+        var encodedIndex = [Int](repeating: -1, count: records.count)
+        var carried: [(index: Int, original: Int)] = []
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let original) where !state.stale.contains(original):
+                continue
+            case .changed(let original) where !state.stale.contains(original):
+                if originals[original] != nil { carried.append((index, original)) }
+            default:
+                break
+            }
+            encodedIndex[index] = encoded.count
+            encoded.append(records[index])
+        }
+        var pieces = try encodedElements(encoded)
+        if !carried.isEmpty {
+            let known = try encodedElements(carried.map { originals[$0.original]! })
+            var lost: [String] = []
+            for (position, change) in carried.enumerated() {
+                let storedRange = ranges[change.original]
+                guard let storedTree = JSONNode.parse(stored, at: storedRange),
+                    let knownTree = JSONNode.parse(known.bytes, at: known.ranges[position])
+                else { continue }
+                let unknown = UnknownKeys(stored: storedTree, known: knownTree)
+                guard !unknown.isEmpty else { continue }
+                let piece = encodedIndex[change.index]
+                let encoding = pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)]
+                guard let merged = unknown.carried(
+                    into: Data(encoding), storedBytes: stored, knownBytes: known.bytes,
+                    prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
+                ) else {
+                    lost += unknown.keyPaths(record: change.original)
+                    continue
+                }
+                pieces.replacements[piece] = merged
+            }
+            guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
+        }
+
+        let pretty = encoder.outputFormatting.contains(.prettyPrinted)
+        let separator = Data((pretty ? ",\n  " : ",").utf8)
+        var bytes = Data((pretty ? "[\n  " : "[").utf8)
+        bytes.reserveCapacity(stored.count + pieces.bytes.count)
+        for (index, source) in sources.enumerated() {
+            if index > 0 { bytes.append(separator) }
+            let piece = encodedIndex[index]
+            if piece < 0, case .unchanged(let original) = source {
+                bytes.append(stored[ranges[original].shifted(by: stored.startIndex)])
+            } else if let replacement = pieces.replacements[piece] {
+                bytes.append(replacement)
+            } else {
+                bytes.append(pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)])
+            }
+        }
+        bytes.append(Data((pretty ? "\n]" : "]").utf8))
+        return Rewrite(bytes: bytes, firstChange: Self.commonPrefix(stored, bytes))
+    }
+
+    /// Values encoded together as an array, and each element's range in the bytes.
+    private func encodedElements(
+        _ values: [Value]
+    ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
+        guard !values.isEmpty else { return (Data(), [], [:]) }
+        let bytes = try encode(array: values)
+        guard let ranges = JSONScanner.elementRanges(of: bytes), ranges.count == values.count else {
+            throw failure(.encodingFailed(detail: "The encoder did not write a JSON array of the values."))
+        }
+        return (bytes, ranges, [:])
+    }
+
+    /// How many bytes at the start of `old` and `new` are the same.
+    private static func commonPrefix(_ old: Data, _ new: Data) -> Int {
+        old.withUnsafeBytes { old in
+            new.withUnsafeBytes { new in
+                let count = min(old.count, new.count)
+                var index = 0
+                // Word by word first: the prefix is most of a file whose change is near its end.
+                while index + 8 <= count,
+                    old.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        == new.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                {
+                    index += 8
+                }
+                while index < count, old[index] == new[index] { index += 1 }
+                return index
+            }
+        }
+    }
+}
+
+extension Range<Int> {
+    func shifted(by offset: Int) -> Range<Int> {
+        (lowerBound + offset)..<(upperBound + offset)
+    }
+}

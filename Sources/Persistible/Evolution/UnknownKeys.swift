@@ -1,0 +1,190 @@
+import Foundation
+
+/// A record's JSON as a tree of ranges: enough to find the keys a type does not know and to put them back.
+indirect enum JSONNode {
+    case object([(key: String, keyRange: Range<Int>, value: JSONNode)], Range<Int>)
+    case array([JSONNode], Range<Int>)
+    case scalar(Range<Int>)
+
+    var range: Range<Int> {
+        switch self {
+        case .object(_, let range), .array(_, let range), .scalar(let range): return range
+        }
+    }
+
+    /// The tree of the value at `range` of `data`, or `nil` if it is not JSON.
+    static func parse(_ data: Data, at range: Range<Int>) -> JSONNode? {
+        guard !range.isEmpty else { return nil }
+        switch data[data.startIndex + range.lowerBound] {
+        case UInt8(ascii: "{"):
+            guard let members = JSONScanner.members(ofObjectIn: data, at: range) else { return nil }
+            var parsed: [(key: String, keyRange: Range<Int>, value: JSONNode)] = []
+            for member in members {
+                guard let value = parse(data, at: member.value), let key = key(data, member.key) else { return nil }
+                parsed.append((key, member.key, value))
+            }
+            return .object(parsed, range)
+        case UInt8(ascii: "["):
+            guard let elements = JSONScanner.elementRanges(ofArrayIn: data, at: range) else { return nil }
+            var parsed: [JSONNode] = []
+            for element in elements {
+                guard let value = parse(data, at: element) else { return nil }
+                parsed.append(value)
+            }
+            return .array(parsed, range)
+        default:
+            return .scalar(range)
+        }
+    }
+
+    private static func key(_ data: Data, _ range: Range<Int>) -> String? {
+        let bytes = data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
+        guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
+        return try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + bytes + Data("\"".utf8))
+    }
+
+    func member(_ key: String) -> JSONNode? {
+        guard case .object(let members, _) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+}
+
+/// The keys of a stored record that its type does not know, and how to carry them into the record's new encoding.
+struct UnknownKeys {
+    /// A key to add to the object at `path` of the new encoding, with its stored value.
+    struct Member {
+        var path: [String]
+        var key: String
+        var value: Range<Int>
+    }
+
+    /// An array at `path` that holds unknown keys in its elements: kept whole, as stored, if the new value did
+    /// not change it, since its elements cannot otherwise be matched with the stored ones.
+    struct WholeArray {
+        var path: [String]
+        var stored: Range<Int>
+        var known: Range<Int>
+    }
+
+    var members: [Member] = []
+    var arrays: [WholeArray] = []
+
+    var isEmpty: Bool { members.isEmpty && arrays.isEmpty }
+
+    private init() {}
+
+    /// What `stored` holds that `known`, the encoding of the value decoded from it, lacks, at every depth.
+    init(stored: JSONNode, known: JSONNode) {
+        collect(stored, known, path: [])
+    }
+
+    private mutating func collect(_ stored: JSONNode, _ known: JSONNode, path: [String]) {
+        switch (stored, known) {
+        case (.object(let members, _), .object):
+            for member in members {
+                if let knownValue = known.member(member.key) {
+                    collect(member.value, knownValue, path: path + [member.key])
+                } else {
+                    self.members.append(Member(path: path, key: member.key, value: member.value.range))
+                }
+            }
+        case (.array(let storedElements, let storedRange), .array(let knownElements, let knownRange)):
+            var inside = UnknownKeys()
+            for (index, element) in storedElements.enumerated() {
+                if index < knownElements.count {
+                    inside.collect(element, knownElements[index], path: [])
+                } else if case .object = element {
+                    // An element the type dropped entirely.
+                    inside.members.append(Member(path: [], key: "", value: element.range))
+                }
+            }
+            if !inside.isEmpty { arrays.append(WholeArray(path: path, stored: storedRange, known: knownRange)) }
+        default:
+            break
+        }
+    }
+
+    /// The key paths, as `[3].address.zip`, for errors.
+    func keyPaths(record: Int) -> [String] {
+        members.map { member in
+            "[\(record)]" + (member.path + [member.key]).map { ".\($0)" }.joined()
+        } + arrays.map { array in "[\(record)]" + array.path.map { ".\($0)" }.joined() + "[]" }
+    }
+
+    /// The new encoding with these keys carried over from `storedBytes`; `nil` where a key has no place in it.
+    ///
+    /// - Parameters:
+    ///   - encoding: The record's new encoding.
+    ///   - knownBytes: The bytes the `known` ranges point into.
+    ///   - prettyPrinted: Whether to indent what is inserted as the encoder does.
+    func carried(
+        into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool
+    ) -> Data? {
+        guard let tree = JSONNode.parse(encoding, at: 0..<encoding.count) else { return nil }
+        var edits: [(range: Range<Int>, text: Data)] = []
+        func slice(_ data: Data, _ range: Range<Int>) -> Data {
+            data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
+        }
+        for array in arrays {
+            guard let target = Self.node(at: array.path, in: tree), case .array = target,
+                slice(encoding, target.range) == slice(knownBytes, array.known)
+            else { return nil }
+            edits.append((target.range, slice(storedBytes, array.stored)))
+        }
+        for member in members {
+            guard let target = Self.node(at: member.path, in: tree), case .object(let siblings, let range) = target
+            else { return nil }
+            if target.member(member.key) != nil { continue }
+            var text = Data("\"".utf8)
+            text.append(Data(Self.escaped(member.key).utf8))
+            text.append(Data((prettyPrinted ? "\" : " : "\":").utf8))
+            text.append(slice(storedBytes, member.value))
+            if let next = siblings.first(where: { $0.key > member.key }) {
+                let quote = next.keyRange.lowerBound - 1
+                text.append(UInt8(ascii: ","))
+                text.append(Self.whitespace(before: quote, in: encoding))
+                edits.append((quote..<quote, text))
+            } else if let last = siblings.last {
+                let end = last.value.range.upperBound
+                var inserted = Data(",".utf8)
+                inserted.append(Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding))
+                inserted.append(text)
+                edits.append((end..<end, inserted))
+            } else {
+                edits.append(((range.lowerBound + 1)..<(range.lowerBound + 1), text))
+            }
+        }
+        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var result = Data()
+        var copied = 0
+        for edit in edits {
+            guard edit.range.lowerBound >= copied else { return nil }
+            result.append(slice(encoding, copied..<edit.range.lowerBound))
+            result.append(edit.text)
+            copied = edit.range.upperBound
+        }
+        result.append(slice(encoding, copied..<encoding.count))
+        return result
+    }
+
+    private static func node(at path: [String], in tree: JSONNode) -> JSONNode? {
+        var node = tree
+        for key in path {
+            guard let next = node.member(key) else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// The whitespace between the previous comma or brace and `offset`: a member's indentation.
+    private static func whitespace(before offset: Int, in data: Data) -> Data {
+        var start = offset
+        while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
+        return data[(data.startIndex + start)..<(data.startIndex + offset)]
+    }
+
+    private static func escaped(_ key: String) -> String {
+        let encoded = (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(key)\""
+        return String(encoded.dropFirst().dropLast())
+    }
+}
