@@ -7,8 +7,9 @@ enum Command {
     case childAppend(ChildAppender.Arguments)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--only evolution] [--output DIR]
           --quick        fewer repetitions and smaller files: a smoke test of a few seconds
+          --only NAME    run one group of workloads: evolution
           --output DIR   where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -47,6 +48,11 @@ enum Command {
                     throw UsageError(description: "--output expects a directory")
                 }
                 settings.outputDirectory = URL(fileURLWithPath: directory, isDirectory: true)
+            case "--only":
+                guard let name = remaining.popFirst(), name == "evolution" else {
+                    throw UsageError(description: "--only expects evolution")
+                }
+                settings.only = name
             case "--help", "-h":
                 self = .help
                 return
@@ -60,6 +66,8 @@ enum Command {
 
 struct Settings {
     var quick = false
+    /// One group of workloads to run instead of all of them.
+    var only: String?
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }

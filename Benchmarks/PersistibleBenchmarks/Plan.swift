@@ -35,6 +35,9 @@ struct Plan {
         }
     }
 
+    /// A load that fills defaults, and an update of one record, on files of these sizes.
+    var evolutionSizes: [Int] { quick ? [10_000] : [100_000] }
+
     let contentionProcesses = 4
 
     var contentionAppendsPerProcess: Int { quick ? 25 : 250 }

@@ -11,6 +11,7 @@ struct Report {
         lines += appendSection
         lines += contentionSection
         lines += storesSection
+        lines += evolutionTables
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -165,6 +166,32 @@ struct Report {
                 "write block, durable", formatCount(row.changes), cell(row.block), cell(row.singles),
                 formatRatio(ratio(row.block, row.singles)), cell(row.singles, dividedBy: Double(row.changes)),
                 "\(row.block.count)",
+            ]))
+        }
+        return lines
+    }
+
+    private var evolutionTables: [String] {
+        guard !results.evolution.isEmpty else { return [] }
+        var lines = [
+            "",
+            "## Model evolution",
+            "",
+            "Cold loads (cache cleared) of n records: a type without defaults on the complete file; a type that",
+            "declares `archiveDefaults` on the same file; and that type on a file whose records all lack `age`, which",
+            "each get it from the defaults. Then a durable `FileStore.update` of one record in n, cache warm, against",
+            "the I/O floor: writing the file's bytes to a temporary, flushing it, renaming it over the file and",
+            "flushing the directory. Targets: filling at most 2x the plain load, the update at most 1.5x the floor.",
+            "",
+            "| n | Plain load | Declaring defaults | Filling every record | Fill ratio | Update one | I/O floor | Update ratio | Reps |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.evolution {
+            lines.append(tableRow([
+                formatCount(row.n), cell(row.loadComplete), cell(row.loadDeclaringDefaults),
+                cell(row.loadFillingDefaults), formatRatio(ratio(row.loadFillingDefaults, row.loadComplete)),
+                cell(row.updateOne), cell(row.rewriteFloor), formatRatio(ratio(row.updateOne, row.rewriteFloor)),
+                "\(row.updateOne.count)",
             ]))
         }
         return lines

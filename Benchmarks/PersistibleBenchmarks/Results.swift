@@ -69,6 +69,7 @@ struct Results {
     var contention: [ContentionResult] = []
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
+    var evolution: [EvolutionResult] = []
     var started = Date()
     var elapsedSeconds: Double = 0
 }

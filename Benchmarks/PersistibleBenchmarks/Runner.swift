@@ -22,7 +22,14 @@ enum Runner {
             // Both the package and the article's reference write into the sandbox, and nowhere else.
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
-                    try measure(plan: plan, sandbox: sandbox, into: &results)
+                    if settings.only != "evolution" {
+                        try measure(plan: plan, sandbox: sandbox, into: &results)
+                    }
+                    let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
+                    for n in plan.evolutionSizes {
+                        progress("evolution, n = \(formatCount(n))")
+                        results.evolution.append(try evolution.run(n: n))
+                    }
                 }
             }
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Persistible
+import Synchronization
 import Testing
 
 /// An older version never destroys what a newer one wrote: writes keep the bytes of the records they do not
@@ -106,6 +107,25 @@ import Testing
         }
     }
 
+    @Test func anUpdateEncodesOnlyTheRecordItChanges() throws {
+        try inTemporaryDirectory { _ in
+            let store = FileStore<CountedEncoding>()
+            try store.insert(contentsOf: (0..<500).map { CountedEncoding(id: $0, name: "n\($0)") })
+            for round in 0..<3 {
+                CountedEncoding.encodes.store(0, ordering: .relaxed)
+                try store.update(CountedEncoding(id: 250, name: "changed \(round)"))
+                // The changed record, and the value it held when read, to find keys its type does not know.
+                #expect(CountedEncoding.encodes.load(ordering: .relaxed) == 2)
+            }
+            CountedEncoding.encodes.store(0, ordering: .relaxed)
+            try store.delete(CountedEncoding(id: 3, name: ""))
+            #expect(CountedEncoding.encodes.load(ordering: .relaxed) == 0)
+            CountedEncoding.clearArchiveCache()
+            #expect(try store.all().count == 499)
+            #expect(try store.all()[249].name == "changed 2")
+        }
+    }
+
     @Test func twoVersionsWritingOneFileAtOnceLoseNothing() throws {
         let directory = try TemporaryDirectory()
         let count = 40
@@ -123,6 +143,20 @@ import Testing
         }
         #expect(records.filter { $0.id.hasPrefix("old") }.allSatisfy { $0.priority == 0 })
         #expect(try directory.temporaries().isEmpty)
+    }
+
+    /// A record that counts its encodings.
+    struct CountedEncoding: Codable, Hashable, Identifiable, Persistible {
+        static let encodes = Atomic<Int>(0)
+        var id: Int
+        var name: String
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            Self.encodes.add(1, ordering: .relaxed)
+        }
     }
 
     /// The child's version 2, as the test reads the file.

@@ -5,6 +5,8 @@ import Foundation
 /// A file's new bytes after a write that keeps the stored bytes of the records it did not change.
 struct Rewrite {
     var bytes: Data
+    /// Where each record lies in `bytes`.
+    var ranges: [Range<Int>]
     /// The offset of the first byte that differs from the file's old bytes: everything before it is unchanged.
     var firstChange: Int
 }
@@ -31,7 +33,7 @@ extension Archive {
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {
         guard !state.isSingleValue, splices, !records.isEmpty,
-            let ranges = JSONScanner.elementRanges(of: state.bytes), ranges.count == storedCount
+            let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes), ranges.count == storedCount
         else { return nil }
         let stored = state.bytes
 
@@ -78,21 +80,53 @@ extension Archive {
 
         let pretty = encoder.outputFormatting.contains(.prettyPrinted)
         let separator = Data((pretty ? ",\n  " : ",").utf8)
-        var bytes = Data((pretty ? "[\n  " : "[").utf8)
-        bytes.reserveCapacity(stored.count + pieces.bytes.count)
+        var bytes = Data(capacity: stored.count + pieces.bytes.count + 64)
+        bytes.append(contentsOf: Array((pretty ? "[\n  " : "[").utf8))
+        var newRanges: [Range<Int>] = []
+        newRanges.reserveCapacity(records.count)
+        // Untouched records that follow each other in the file are copied as one span, separators and all, so a
+        // write that changes one record in many makes a handful of copies rather than one per record.
+        var span: Range<Int>? = nil
+        var spanRecords: Range<Int>? = nil
+        func flush() {
+            guard let copied = span, let originals = spanRecords else { return }
+            let shift = bytes.count - copied.lowerBound
+            for original in originals { newRanges.append(ranges[original].shifted(by: shift)) }
+            stored.withUnsafeBytes { buffer in
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied]))
+            }
+            span = nil
+            spanRecords = nil
+        }
         for (index, source) in sources.enumerated() {
-            if index > 0 { bytes.append(separator) }
             let piece = encodedIndex[index]
             if piece < 0, case .unchanged(let original) = source {
-                bytes.append(stored[ranges[original].shifted(by: stored.startIndex)])
-            } else if let replacement = pieces.replacements[piece] {
+                if let current = spanRecords, current.upperBound == original, let copied = span {
+                    span = copied.lowerBound..<ranges[original].upperBound
+                    spanRecords = current.lowerBound..<(original + 1)
+                    continue
+                }
+                flush()
+                if index > 0 { bytes.append(separator) }
+                span = ranges[original]
+                spanRecords = original..<(original + 1)
+                continue
+            }
+            flush()
+            if index > 0 { bytes.append(separator) }
+            let start = bytes.count
+            if let replacement = pieces.replacements[piece] {
                 bytes.append(replacement)
             } else {
-                bytes.append(pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)])
+                pieces.bytes.withUnsafeBytes { buffer in
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[pieces.ranges[piece]]))
+                }
             }
+            newRanges.append(start..<bytes.count)
         }
-        bytes.append(Data((pretty ? "\n]" : "]").utf8))
-        return Rewrite(bytes: bytes, firstChange: Self.commonPrefix(stored, bytes))
+        flush()
+        bytes.append(contentsOf: Array((pretty ? "\n]" : "]").utf8))
+        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: Self.commonPrefix(stored, bytes))
     }
 
     /// Values encoded together as an array, and each element's range in the bytes.

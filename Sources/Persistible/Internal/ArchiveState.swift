@@ -6,7 +6,9 @@ import Foundation
 /// append to without encoding the existing values again.
 struct ArchiveState<Value: Hashable> {
     var identity: FileIdentity
-    var bytes: Data
+    var bytes: Data {
+        didSet { recordRanges = nil }
+    }
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue: Bool
@@ -20,6 +22,8 @@ struct ArchiveState<Value: Hashable> {
     /// The records that are not stored in the current format, because they needed a default or a migration: the
     /// next write stores them anew, so it cannot splice onto bytes that hold them.
     var stale = IndexSet()
+    /// Where each record lies in `bytes`, once a rewrite has needed to know; forgotten whenever `bytes` change.
+    var recordRanges: [Range<Int>]?
 
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)

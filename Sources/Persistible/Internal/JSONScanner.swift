@@ -211,8 +211,26 @@ struct JSONScanner {
 
     /// Skips an object or array, checking its punctuation as it goes.
     private mutating func skipContainer() -> Bool {
-        // What each open container expects next.
-        var stack: [UInt8] = []
+        // Which open containers are objects: a bit each for the first 64 levels, so that the usual record costs
+        // no allocation, and an array for any deeper.
+        var objects: UInt64 = 0
+        var deeper: [Bool] = []
+        var depth = 0
+        func push(_ isObject: Bool) {
+            if depth < 64 {
+                if isObject { objects |= 1 << UInt64(depth) } else { objects &= ~(1 << UInt64(depth)) }
+            } else {
+                deeper.append(isObject)
+            }
+            depth += 1
+        }
+        func pop() {
+            depth -= 1
+            if depth >= 64 { deeper.removeLast() }
+        }
+        func topIsObject() -> Bool {
+            depth - 1 < 64 ? objects & (1 << UInt64(depth - 1)) != 0 : deeper[deeper.count - 1]
+        }
         var expectsValue = true
         while true {
             skipWhitespace()
@@ -220,27 +238,27 @@ struct JSONScanner {
             if expectsValue {
                 switch byte {
                 case UInt8(ascii: "{"):
-                    stack.append(UInt8(ascii: "}"))
+                    push(true)
                     position += 1
                     skipWhitespace()
                     if current == UInt8(ascii: "}") {
                         position += 1
-                        stack.removeLast()
+                        pop()
                         expectsValue = false
+                        if depth == 0 { return true }
                     } else {
                         guard skipKey() else { return false }
                     }
-                    if stack.isEmpty { return true }
                     continue
                 case UInt8(ascii: "["):
-                    stack.append(UInt8(ascii: "]"))
+                    push(false)
                     position += 1
                     skipWhitespace()
                     if current == UInt8(ascii: "]") {
                         position += 1
-                        stack.removeLast()
+                        pop()
                         expectsValue = false
-                        if stack.isEmpty { return true }
+                        if depth == 0 { return true }
                     }
                     continue
                 case UInt8(ascii: "\""):
@@ -257,18 +275,19 @@ struct JSONScanner {
                 expectsValue = false
                 continue
             }
-            guard let closer = stack.last else { return false }
+            guard depth > 0 else { return false }
+            let inObject = topIsObject()
             if byte == UInt8(ascii: ",") {
                 position += 1
-                if closer == UInt8(ascii: "}") {
+                if inObject {
                     skipWhitespace()
                     guard skipKey() else { return false }
                 }
                 expectsValue = true
-            } else if byte == closer {
+            } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
-                stack.removeLast()
-                if stack.isEmpty { return true }
+                pop()
+                if depth == 0 { return true }
             } else {
                 return false
             }

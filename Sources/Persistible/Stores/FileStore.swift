@@ -76,6 +76,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 return result
             }
             let bytes: Data
+            var ranges: [Range<Int>]?
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
             if var current = state.take() {
                 if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
@@ -91,6 +92,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                     // Records the block did not change keep their bytes, and changed ones the keys they hold
                     // that this version does not know.
                     bytes = rewrite.bytes
+                    ranges = rewrite.ranges
                 } else {
                     bytes = try archive.encode(array: writer.records)
                 }
@@ -101,7 +103,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             // The records as the writer holds them, not decoded from the file: a store keeps its own values.
             archive.keep(ArchiveState(
                 identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,
-                valuesAreDecoded: false, positions: writer.positions
+                valuesAreDecoded: false, positions: writer.positions, recordRanges: ranges
             ))
             return result
         }
