@@ -40,6 +40,13 @@ enum Renamed {
         var name: String
     }
 
+    /// Version 1 as the app that wrote it declared it.
+    struct V1Persistible: Codable, Hashable, Identifiable, Persistible {
+        var id: String
+        var name: String
+        static var fileName: String { "tasks" }
+    }
+
     struct V2: Codable, Hashable, Identifiable, Persistible {
         var id: String
         var title: String
