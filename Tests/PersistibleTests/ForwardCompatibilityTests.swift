@@ -51,6 +51,19 @@ import Testing
         }
     }
 
+    @Test func savingOntoASingleValueKeepsItsUnknownKeys() throws {
+        try inTemporaryDirectory { _ in
+            try FileManager.default.createDirectory(at: AddedField.V1.archiveDirectory, withIntermediateDirectories: true)
+            let single = "{\n  \"id\" : \"a\",\n  \"priority\" : 3,\n  \"title\" : \"Alone\"\n}"
+            try Data(single.utf8).write(to: AddedField.V1.archiveUrl)
+            try AddedField.V1(id: "b", title: "Second").saveToFile()
+            let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
+            let indented = single.replacingOccurrences(of: "\n", with: "\n  ")
+            #expect(text.hasPrefix("[\n  " + indented + ",\n  {"))
+            #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [3, 0])
+        }
+    }
+
     @Test func oldCodeKeepsAnOptionalItDoesNotKnow() throws {
         try inTemporaryDirectory { _ in
             _ = try install("optional-added-v2", as: OptionalAdded.V1.self)

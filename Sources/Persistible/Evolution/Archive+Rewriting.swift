@@ -24,18 +24,23 @@ extension Archive {
     ///   - records: The records to write, in order.
     ///   - sources: Where each of `records` came from.
     ///   - originals: The value each changed original record held when read, by original position.
-    /// - Returns: `nil` when the file is not an array in strict UTF-8 JSON whose records can be found; the caller
-    ///   then encodes every record.
+    /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
+    ///   every record.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
     ///   keys have no place in its new encoding, and ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewrite(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {
-        guard !state.isSingleValue, splices, !records.isEmpty,
-            let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes), ranges.count == storedCount
-        else { return nil }
-        let stored = state.bytes
+        let pretty = encoder.outputFormatting.contains(.prettyPrinted)
+        // A file that holds a single value is one record, which a write turns into an array: indented one level
+        // deeper, as an element of an array is. Pretty-printed JSON has newlines only between tokens (a string
+        // holds its newlines escaped), so indenting after each newline indents the value and nothing else.
+        let stored = state.isSingleValue && pretty ? Self.indented(state.bytes) : state.bytes
+        let found = state.isSingleValue
+            ? JSONScanner.valueRange(of: stored).map { [$0] }
+            : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
+        guard splices, !records.isEmpty, let ranges = found, ranges.count == storedCount else { return nil }
 
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
@@ -78,7 +83,6 @@ extension Archive {
             guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
         }
 
-        let pretty = encoder.outputFormatting.contains(.prettyPrinted)
         let separator = Data((pretty ? ",\n  " : ",").utf8)
         var bytes = Data(capacity: stored.count + pieces.bytes.count + 64)
         bytes.append(contentsOf: Array((pretty ? "[\n  " : "[").utf8))
@@ -139,6 +143,20 @@ extension Archive {
             throw failure(.encodingFailed(detail: "The encoder did not write a JSON array of the values."))
         }
         return (bytes, ranges, [:])
+    }
+
+    /// `bytes` with two spaces after each newline that does not end an empty line, as the encoder leaves the
+    /// inside of an empty array or object.
+    private static func indented(_ bytes: Data) -> Data {
+        var result = Data(capacity: bytes.count + bytes.count / 8)
+        let newline = UInt8(ascii: "\n")
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if previous == newline, byte != newline { result.append(contentsOf: [0x20, 0x20]) }
+            result.append(byte)
+            previous = byte
+        }
+        return result
     }
 
     /// How many bytes at the start of `old` and `new` are the same.
