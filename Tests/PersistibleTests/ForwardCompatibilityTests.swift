@@ -120,6 +120,28 @@ import Testing
         }
     }
 
+    @Test func recordsAreFoundWhateverTheirStringsNumbersAndNestingHold() throws {
+        try inTemporaryDirectory { _ in
+            try FileManager.default.createDirectory(at: AddedField.V1.archiveDirectory, withIntermediateDirectories: true)
+            let deep = String(repeating: "[{\"k\":", count: 80) + "null" + String(repeating: "}]", count: 80)
+            let records = [
+                #"{"id":"a","title":"quote \" brace } bracket ] comma , colon :","n":-0.5e+3}"#,
+                #"{ "id" : "b" , "title" : "\u00e9\\\/\n\t", "deep" : \#(deep) }"#,
+                #"{"t\u0069tle":"escaped key","id":"c","e":[],"o":{},"x":[true,false,null,0,1E2]}"#,
+            ]
+            let contents = Data(("[" + records.joined(separator: " ,\n") + "]").utf8)
+            try contents.write(to: AddedField.V1.archiveUrl)
+            let expected = try AddedField.V1.archiveDecoder.decode([AddedField.V1].self, from: contents)
+            #expect(try AddedField.V1.salvageFile().values == expected)
+            try FileStore<AddedField.V1>().update(AddedField.V1(id: "c", title: "changed"))
+            let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
+            // Untouched neighbours are copied together, with what stood between them.
+            #expect(text.hasPrefix("[\n  " + records[0] + " ,\n" + records[1] + ",\n  {"))
+            #expect(text.contains(#""e" : []"#) && text.contains(#""x" : [true,false,null,0,1E2]"#))
+            #expect(try AddedField.V1.loadListFromFile().map(\.title) == [expected[0].title, expected[1].title, "changed"])
+        }
+    }
+
     @Test func anUpdateEncodesOnlyTheRecordItChanges() throws {
         try inTemporaryDirectory { _ in
             let store = FileStore<CountedEncoding>()
