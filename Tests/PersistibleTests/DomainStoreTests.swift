@@ -87,9 +87,17 @@ struct User: Hashable, Identifiable, Sendable, StoredRepresentable {
         let directory = try TemporaryDirectory()
         let users = try makeStore(in: directory)
         let amy = User(username: "amy", role: .admin)
-        let result = try users.synchronize(with: [amy])
-        #expect(result.removed == [User(username: "bob", avatarUrl: "b.png", role: .unknown)])
+        let bob = User(username: "bob", avatarUrl: "b.png", role: .unknown)
+        let result = try users.synchronize(with: [bob, amy, User(username: "cy", role: .user)])
+        #expect(result.removed.isEmpty)
         #expect(result.removedUnconvertible == 1)
+        // Bob is unchanged, so his stored role stays "Superuser".
+        #expect(try users.storage.all() == [
+            Self.storedUsers[2], Self.storedUsers[0], User.Stored(avatar: nil, username: "cy", role: "User"),
+        ])
+        let second = try users.synchronize(with: [amy])
+        #expect(second.removed.map(\.username) == ["bob", "cy"])
+        #expect(second.removedUnconvertible == 0)
         #expect(try users.storage.all() == [Self.storedUsers[0]])
         // Once clean, the same synchronize changes nothing.
         #expect(try users.synchronize(with: [amy]).isEmpty)

@@ -56,7 +56,7 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             let result = try body(&writer)
             if writer.resynchronized {
                 if writer.hasChanges || writer.unconvertible > 0 {
-                    storedWriter.replaceAll(with: writer.records.map(\.stored))
+                    storedWriter.replaceAll(with: Self.stored(writer.records, from: stored, converted, identity: identity))
                 }
                 return result
             }
@@ -94,6 +94,21 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             if let added = remaining.removeValue(forKey: key) { result.append(added.stored) }
         }
         return result
+    }
+
+    /// The stored form of each of `records`, in their order: as read for a record whose domain value did not
+    /// change, so that a conversion that is not exact both ways never changes records the write did not touch.
+    private static func stored(
+        _ records: [Object], from stored: [Object.Stored], _ converted: [Object?], identity: RecordIdentity<Object>
+    ) -> [Object.Stored] {
+        var read: [AnyHashable: Int] = [:]
+        for (index, value) in converted.enumerated() {
+            if let value, read[identity.of(value)] == nil { read[identity.of(value)] = index }
+        }
+        return records.map { record in
+            guard let index = read[identity.of(record)], converted[index] == record else { return record.stored }
+            return stored[index]
+        }
     }
 
     /// The stored records from which no domain value can be made, which reads skip, in stored order.
