@@ -87,7 +87,7 @@ struct DefaultsObject {
         let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
             count += 1
             for index in members.indices where found[index] == nil {
-                if Self.key(stored.key.shifted(range.lowerBound), in: buffer, equals: members[index].key) {
+                if Self.key(stored.key.shifted(by: range.lowerBound), in: buffer, equals: members[index].key) {
                     found[index] = stored
                     break
                 }
@@ -127,12 +127,6 @@ struct DefaultsObject {
 
     private static func unescaped(_ key: Data) -> String? {
         try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + key + Data("\"".utf8))
-    }
-}
-
-extension Range<Int> {
-    fileprivate func shifted(_ offset: Int) -> Range<Int> {
-        (lowerBound + offset)..<(upperBound + offset)
     }
 }
 

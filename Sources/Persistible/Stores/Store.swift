@@ -78,8 +78,12 @@ extension Store {
     /// }
     /// ```
     ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, or what `body` throws; the store
-    ///   is then as it was.
+    /// Records the block does not change keep their stored bytes, and a changed record keeps the keys its type
+    /// does not know, written by another version (see <doc:ModelEvolution>).
+    ///
+    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, with
+    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed record holds keys its new value
+    ///   has no place for, or what `body` throws; the store is then as it was.
     public func write<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         try writeRecords(body)
     }
