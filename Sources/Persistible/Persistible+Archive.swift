@@ -10,7 +10,7 @@ extension Persistible where Self: Codable & Hashable {
             decoder: archiveDecoder,
             durability: archiveDurability,
             caches: cachesArchive,
-            evolution: .declared(by: Self.self)
+            evolution: .declared
         )
     }
 }

@@ -2,14 +2,27 @@ import Foundation
 
 /// What a type declares about its earlier versions: the defaults for keys a record lacks and the migrations from
 /// older types, as an archive applies them while decoding.
+///
+/// The declarations are read when a file is decoded, not when an archive is made: most operations decode nothing
+/// (a load of an unchanged file costs a `stat`), and they should not pay for building migrations they never use.
 struct ArchiveEvolution<Value: Codable>: Sendable {
-    /// Encodes ``Persistible/archiveDefaults`` with the archive's encoder, or `nil` when the type declares none.
-    let defaults: (any DefaultsSource)?
-    let migrations: [ArchiveMigration<Value>]
+    private let source: (any EvolutionSource<Value>)?
 
-    static var none: Self { Self(defaults: nil, migrations: []) }
+    static var none: Self { Self(source: nil) }
 
-    var isEmpty: Bool { defaults == nil && migrations.isEmpty }
+    /// The type's migrations, in the declared order.
+    var migrations: [ArchiveMigration<Value>] { source?.migrations ?? [] }
+
+    /// Whether the type declares neither defaults nor migrations.
+    var isEmpty: Bool {
+        guard let source else { return true }
+        return !source.hasDefaults && source.migrations.isEmpty
+    }
+
+    /// The encoding of the type's defaults, or `nil` when it declares none.
+    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
+        try source?.encodedDefaults(with: encoder)
+    }
 
     /// What `type` declares, when it is ``Persistible``; nothing otherwise.
     ///
@@ -17,25 +30,36 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
     /// Hashable`, honors the type's own choice too.
     static func declared(by type: Value.Type) -> Self {
         guard let persistible = type as? any Persistible.Type else { return .none }
-        return declared(persistible)
+        return Self(source: source(persistible))
     }
 
-    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
-        let migrations = Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? []
-        guard Declaring.archiveDefaults is Value else { return Self(defaults: nil, migrations: migrations) }
-        return Self(defaults: DeclaredDefaults<Declaring, Value>(), migrations: migrations)
+    private static func source<Declaring: Persistible>(_ type: Declaring.Type) -> (any EvolutionSource<Value>)? {
+        DeclaredEvolution<Declaring>() as? any EvolutionSource<Value>
     }
 }
 
-/// Where defaults come from; a type rather than a closure, so that no metatype is captured.
-protocol DefaultsSource: Sendable {
-    func encode(with encoder: JSONEncoder) throws -> Data?
+extension ArchiveEvolution where Value: Persistible {
+    /// What the type declares, known statically.
+    static var declared: Self { Self(source: DeclaredEvolution<Value>()) }
 }
 
-/// The defaults a type declares, read each time they are needed, which is only when a record is decoded.
-private struct DeclaredDefaults<Declaring: Persistible, Value: Encodable>: DefaultsSource {
-    func encode(with encoder: JSONEncoder) throws -> Data? {
-        guard let defaults = Declaring.archiveDefaults as? Value else { return nil }
+/// Where an archive's defaults and migrations come from; a type rather than closures, so that no metatype is
+/// captured.
+protocol EvolutionSource<Value>: Sendable {
+    associatedtype Value
+    var hasDefaults: Bool { get }
+    var migrations: [ArchiveMigration<Value>] { get }
+    func encodedDefaults(with encoder: JSONEncoder) throws -> Data?
+}
+
+/// What a ``Persistible`` type declares, read each time it is needed.
+private struct DeclaredEvolution<Declaring: Persistible>: EvolutionSource {
+    var hasDefaults: Bool { Declaring.archiveDefaults != nil }
+
+    var migrations: [ArchiveMigration<Declaring>] { Declaring.archiveMigrations }
+
+    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
+        guard let defaults = Declaring.archiveDefaults as? any Encodable else { return nil }
         return try encoder.encode(defaults)
     }
 }

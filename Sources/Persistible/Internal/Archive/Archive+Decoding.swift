@@ -70,7 +70,7 @@ extension Archive {
 
     /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
     func defaultsObject() -> DefaultsObject? {
-        guard let source = evolution.defaults, let encoding = try? source.encode(with: encoder) else { return nil }
+        guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
         return DefaultsObject(encoding: encoding)
     }
 
