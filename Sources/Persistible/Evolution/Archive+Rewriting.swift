@@ -7,7 +7,9 @@ struct Rewrite {
     var bytes: Data
     /// Where each record lies in `bytes`.
     var ranges: [Range<Int>]
-    /// The offset of the first byte that differs from the file's old bytes: everything before it is unchanged.
+    /// An offset before which the new bytes are the file's old bytes: the end of the leading records that the
+    /// write copied from the same place, or 0. Everything before it is unchanged (the bytes may agree a little
+    /// further, up to the first byte that differs).
     var firstChange: Int
 }
 
@@ -92,9 +94,18 @@ extension Archive {
         // write that changes one record in many makes a handful of copies rather than one per record.
         var span: Range<Int>? = nil
         var spanRecords: Range<Int>? = nil
+        // The leading records copied from their own place, after an opening written as the file's, keep every
+        // byte up to their end where they are.
+        let opening = bytes.count
+        let sameOpening = ranges.first.map { $0.lowerBound == opening
+            && stored.prefix(opening).elementsEqual(bytes.prefix(opening)) } ?? false
+        var unchangedPrefix = 0
         func flush() {
             guard let copied = span, let originals = spanRecords else { return }
             let shift = bytes.count - copied.lowerBound
+            if newRanges.isEmpty, originals.lowerBound == 0, shift == 0, sameOpening {
+                unchangedPrefix = copied.upperBound
+            }
             for original in originals { newRanges.append(ranges[original].shifted(by: shift)) }
             stored.withUnsafeBytes { buffer in
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied]))
@@ -130,7 +141,7 @@ extension Archive {
         }
         flush()
         bytes.append(contentsOf: Array((pretty ? "\n]" : "]").utf8))
-        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: Self.commonPrefix(stored, bytes))
+        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix)
     }
 
     /// Values encoded together as an array, and each element's range in the bytes.
@@ -157,25 +168,6 @@ extension Archive {
             previous = byte
         }
         return result
-    }
-
-    /// How many bytes at the start of `old` and `new` are the same.
-    private static func commonPrefix(_ old: Data, _ new: Data) -> Int {
-        old.withUnsafeBytes { old in
-            new.withUnsafeBytes { new in
-                let count = min(old.count, new.count)
-                var index = 0
-                // Word by word first: the prefix is most of a file whose change is near its end.
-                while index + 8 <= count,
-                    old.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                        == new.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                {
-                    index += 8
-                }
-                while index < count, old[index] == new[index] { index += 1 }
-                return index
-            }
-        }
     }
 }
 
