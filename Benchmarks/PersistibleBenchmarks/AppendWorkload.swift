@@ -28,8 +28,8 @@ struct AppendWorkload {
             return nextIndex
         }
 
-        let packageDurable = { try Record(index: freshIndex()).saveToFile() }
-        let packageNoSync = { try NoSyncRecord(index: freshIndex()).saveToFile() }
+        let packageDurable = { _ = try Record(index: freshIndex()).saveToFile() }
+        let packageNoSync = { _ = try NoSyncRecord(index: freshIndex()).saveToFile() }
         let article = { try ArticleRecord(index: freshIndex()).saveToFile() }
         let floorDurable = { try IOFloor.rewrite(floorBytes, atPath: floorDurableFile.path, durable: true) }
         let floorNoSync = { try IOFloor.rewrite(floorBytes, atPath: floorNoSyncFile.path, durable: false) }

@@ -36,12 +36,14 @@ extension Persistible {
 ///
 /// `Task.detached`, and threads started by other means (a `Thread`, a Dispatch queue), do not see it: call this
 /// function again inside them.
+@discardableResult
 public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
     try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
 
 /// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
 /// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+@discardableResult
 public func withArchiveDirectory<Result>(
     _ directory: URL,
     isolation: isolated (any Actor)? = #isolation,

@@ -54,10 +54,10 @@ private struct BadName: Codable, Hashable, Persistible {
         let inside = directory.url.appendingPathComponent("inside", isDirectory: true)
         BadName.$name.withValue(name) {
             withArchiveDirectory(inside) {
-                for operation in [
-                    { try BadName(number: 1).saveToFile() },
-                    { try [BadName(number: 1)].saveToFile() },
-                    { try [BadName]().saveToFile() },
+                for operation: () throws -> Void in [
+                    { _ = try BadName(number: 1).saveToFile() },
+                    { _ = try [BadName(number: 1)].saveToFile() },
+                    { _ = try [BadName]().saveToFile() },
                     { _ = try BadName.load() },
                     { try BadName.deleteFile() },
                 ] {

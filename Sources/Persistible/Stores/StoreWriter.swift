@@ -5,11 +5,15 @@ import Foundation
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
 /// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored
 /// record replaces it where it stands.
+///
+/// A file written by other means may hold several records with one identity. Reads return them as they are
+/// stored; ``insert(_:)`` and ``update(_:)`` replace the first and remove the later ones, and ``delete(_:)``
+/// removes all of them, as ``Persistible/saveToFile()`` and ``Persistible/removeFromFile()`` do.
 public struct StoreWriter<Object: Codable & Hashable> {
     private(set) var records: [Object]
     private let identity: RecordIdentity<Object>
     /// The position of each record by identity, made by the first change that needs it.
-    private(set) var positions: [AnyHashable: Int]?
+    private(set) var index: IdentityIndex?
     private let originalCount: Int
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
@@ -21,12 +25,12 @@ public struct StoreWriter<Object: Codable & Hashable> {
         records: [Object],
         identity: RecordIdentity<Object>,
         location: URL,
-        positions: [AnyHashable: Int]? = nil
+        index: IdentityIndex? = nil
     ) {
         self.records = records
         self.identity = identity
         self.location = location
-        self.positions = positions
+        self.index = index
         originalCount = records.count
     }
 
@@ -40,10 +44,10 @@ public struct StoreWriter<Object: Codable & Hashable> {
     /// Every record, in stored order, including the block's changes so far.
     public func all() -> [Object] { records }
 
-    /// The stored record with the same identity as `object`, if any.
+    /// The stored record with the same identity as `object`, if any; the first of them, if several are stored.
     public func record(matching object: Object) -> Object? {
         let key = identity.of(object)
-        if let positions { return positions[key].map { records[$0] } }
+        if let index { return index[key].map { records[$0] } }
         return records.first { identity.of($0) == key }
     }
 
@@ -59,14 +63,14 @@ public struct StoreWriter<Object: Codable & Hashable> {
 
     // MARK: - Changing
 
-    /// Inserts `object`, replacing in place a stored record with the same identity.
+    /// Inserts `object`, replacing in place a stored record with the same identity, and removing any later
+    /// records with that identity.
     public mutating func insert(_ object: Object) {
         let key = identity.of(object)
-        if let index = index(of: key) {
-            guard records[index] != object else { return }
-            replace(at: index, with: object)
+        if let position = position(of: key) {
+            replace(key, at: position, with: object)
         } else {
-            positions?[key] = records.count
+            index?.note(key, at: records.count)
             records.append(object)
             hasChanges = true
         }
@@ -77,25 +81,32 @@ public struct StoreWriter<Object: Codable & Hashable> {
         for object in objects { insert(object) }
     }
 
-    /// Replaces the stored record with the same identity as `object`.
+    /// Replaces the stored record with the same identity as `object`, and removes any later records with that
+    /// identity.
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/recordNotFound(identity:)`` if no such
     ///   record is stored.
     public mutating func update(_ object: Object) throws(PersistenceError) {
-        guard let index = index(of: identity.of(object)) else {
-            let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: identity.of(object).base))
+        let key = identity.of(object)
+        guard let position = position(of: key) else {
+            let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: key.base))
             throw PersistenceError(reason, url: location, typeName: String(describing: Object.self))
         }
-        guard records[index] != object else { return }
-        replace(at: index, with: object)
+        replace(key, at: position, with: object)
     }
 
-    /// Deletes the stored record with the same identity as `object`; does nothing if there is none.
+    /// Deletes every stored record with the same identity as `object`; does nothing if there is none.
     public mutating func delete(_ object: Object) {
-        guard let index = index(of: identity.of(object)) else { return }
-        records.remove(at: index)
-        positions = nil
-        onlyAppended = onlyAppended && index >= originalCount
+        let key = identity.of(object)
+        guard let position = position(of: key) else { return }
+        if index?.repeated.contains(key) == true {
+            records.removeAll { identity.of($0) == key }
+        } else {
+            records.remove(at: position)
+        }
+        index = nil
+        // Every record removed stands at `position` or after it.
+        onlyAppended = onlyAppended && position >= originalCount
         hasChanges = true
     }
 
@@ -104,7 +115,7 @@ public struct StoreWriter<Object: Codable & Hashable> {
         guard !records.isEmpty else { return }
         onlyAppended = onlyAppended && originalCount == 0
         records.removeAll()
-        positions = [:]
+        index = IdentityIndex()
         hasChanges = true
     }
 
@@ -126,6 +137,11 @@ public struct StoreWriter<Object: Codable & Hashable> {
         var stored: [AnyHashable: Object] = [:]
         for record in records {
             let key = identity.of(record)
+            // A later record with a stored identity goes, whatever `objects` holds.
+            guard stored[key] == nil else {
+                result.removed.append(record)
+                continue
+            }
             stored[key] = record
             if let replacement = incoming[key] {
                 if replacement != record { result.updated.append(replacement) }
@@ -137,7 +153,7 @@ public struct StoreWriter<Object: Codable & Hashable> {
         if ordered != records {
             onlyAppended = onlyAppended && ordered.starts(with: records)
             records = ordered
-            positions = nil
+            index = nil
             hasChanges = true
         }
         return result
@@ -150,21 +166,22 @@ public struct StoreWriter<Object: Codable & Hashable> {
 
     // MARK: - Index
 
-    private mutating func index(of key: AnyHashable) -> Int? {
-        if positions == nil {
-            var built: [AnyHashable: Int] = [:]
-            built.reserveCapacity(records.count)
-            for (index, record) in records.enumerated() where built[identity.of(record)] == nil {
-                built[identity.of(record)] = index
-            }
-            positions = built
-        }
-        return positions?[key]
+    private mutating func position(of key: AnyHashable) -> Int? {
+        if index == nil { index = IdentityIndex(records, identity: identity) }
+        return index?[key]
     }
 
-    private mutating func replace(at index: Int, with object: Object) {
-        records[index] = object
-        onlyAppended = onlyAppended && index >= originalCount
+    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
+    private mutating func replace(_ key: AnyHashable, at position: Int, with object: Object) {
+        let repeated = index?.repeated.contains(key) == true
+        guard records[position] != object || repeated else { return }
+        records[position] = object
+        if repeated {
+            records = identity.keepingFirst(of: [key], in: records)
+            index = nil
+        }
+        // The later records removed stand after `position`.
+        onlyAppended = onlyAppended && position >= originalCount
         hasChanges = true
     }
 }

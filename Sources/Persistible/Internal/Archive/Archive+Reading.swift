@@ -52,7 +52,7 @@ extension Archive {
             state.bytes = bytes
             state.values += values
             for value in values { state.members?.insert(value) }
-            state.positions = nil
+            state.index = nil
             return state
         }
         switch try decode(bytes) {
