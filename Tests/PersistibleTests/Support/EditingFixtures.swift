@@ -1,0 +1,50 @@
+import Foundation
+import Persistible
+
+/// A program's settings: one value, replaced as it changes.
+struct Settings: Codable, Hashable, Persistible {
+    var theme = "light"
+    var fontSize = 12
+}
+
+/// A record that is edited after it is saved; its `id` says which record it is.
+struct Todo: Codable, Hashable, Identifiable, Persistible {
+    var id: Int
+    var title: String
+    var done = false
+}
+
+/// A type whose name starts with a vowel.
+struct Item: Codable, Hashable, Persistible {
+    var name: String
+}
+
+/// The counter that the SettingsWriter child process increments; the same declaration lives there.
+struct SharedCounter: Codable, Hashable, Persistible {
+    var value: Int
+}
+
+/// What tells a rewritten file from one left alone: its inode and modification time, which a write by rename
+/// changes even when the bytes are the same.
+struct FileVersion: Equatable {
+    let inode: UInt64
+    let seconds: Int
+    let nanoseconds: Int
+
+    init(of url: URL) throws {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        inode = UInt64(status.st_ino)
+        seconds = Int(status.st_mtim.tv_sec)
+        nanoseconds = Int(status.st_mtim.tv_nsec)
+    }
+}
+
+/// Files that no type here can read, with what makes each unreadable.
+let unreadableContents: [String] = [
+    "not json",
+    "{\"theme\": \"dark\"",
+    "{\"theme\": 3, \"fontSize\": 12}",
+    "",
+    "[{\"id\": 1}]",
+]
