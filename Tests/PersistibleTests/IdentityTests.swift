@@ -165,3 +165,21 @@ import Testing
         }
     }
 }
+
+/// Values another process appends are found by `id` by the next save here.
+@Suite struct IdentityAcrossProcessesTests {
+    @Test func aValueAnotherProcessAppendedIsReplacedNotDuplicated() throws {
+        try inTemporaryDirectory { directory in
+            // This process knows the file, and where each id stands, before the other one appends.
+            try StressRecord(id: "here").saveToFile()
+            try StressRecord(id: "here-2").saveToFile()
+            let child = try ChildProcess.run("StressWriter", ["append", directory.path, "there", "2"])
+            #expect(child.status == 0, "\(child.errors)")
+            var edited = StressRecord(id: "there-1")
+            edited.payload = "edited"
+            #expect(try edited.saveToFile())
+            #expect(try StressRecord.loadListFromFile().map(\.id) == ["here", "here-2", "there-0", "there-1"])
+            #expect(try StressRecord.loadListFromFile().last == edited)
+        }
+    }
+}

@@ -52,7 +52,14 @@ extension Archive {
             state.bytes = bytes
             state.values += values
             for value in values { state.members?.insert(value) }
-            state.index = nil
+            if state.index != nil {
+                let identity = RecordIdentity<Value>()
+                var position = state.values.count - values.count
+                for value in values {
+                    state.index?.note(identity.of(value), at: position)
+                    position += 1
+                }
+            }
             return state
         }
         switch try decode(bytes) {
