@@ -70,7 +70,7 @@ extension Array where Element: Persistible & Codable & Hashable {
     /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
     ///
     /// Of several values with one identity (one `id` for an `Identifiable` type, else equal values) the first is
-    /// kept, as ``Store/replaceAll(with:)`` does. An empty array leaves the file holding an empty array, `[]`,
+    /// kept, as ``Store/replaceAll(with:)-(Sequence<Object>)`` does. An empty array leaves the file holding an empty array, `[]`,
     /// rather than deleting it. Nothing is written when the file holds exactly these values already.
     ///
     /// ```swift
