@@ -78,17 +78,10 @@ import Testing
         try inTemporaryDirectory { directory in
             let original = Data(contents.utf8)
             try original.write(to: Person.archiveUrl)
-            for operation: () throws -> Void in [
+            expectUnreadableFileKept(at: Person.archiveUrl, original: original, by: [
                 { try sam.removeFromFile() },
                 { try Person.removeFromFile { _ in true } },
-            ] {
-                let error = persistenceError(operation)
-                guard case .unreadable = error?.reason else {
-                    Issue.record("expected unreadable, got \(String(describing: error))")
-                    continue
-                }
-                #expect(try Data(contentsOf: Person.archiveUrl) == original)
-            }
+            ])
             #expect(try directory.temporaries().isEmpty)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Persistible
+import Testing
 
 /// A program's settings: one value, replaced as it changes.
 struct Settings: Codable, Hashable, Persistible {
@@ -48,3 +49,21 @@ let unreadableContents: [String] = [
     "",
     "[{\"id\": 1}]",
 ]
+
+/// Runs each operation on the unreadable file at `url`, expecting each to throw `unreadable` and leave the file's
+/// bytes as `original`.
+func expectUnreadableFileKept(
+    at url: URL,
+    original: Data,
+    by operations: [() throws -> Void],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for operation in operations {
+        let error = persistenceError(operation)
+        guard case .unreadable = error?.reason else {
+            Issue.record("expected unreadable, got \(String(describing: error))", sourceLocation: sourceLocation)
+            continue
+        }
+        #expect((try? Data(contentsOf: url)) == original, sourceLocation: sourceLocation)
+    }
+}
