@@ -32,7 +32,12 @@ public enum ArchiveDirectory {
     /// The name of the program's folder when none is given: its bundle identifier, else its executable's name.
     ///
     /// On Linux this is the executable's name, so a renamed binary looks in another folder: name the folder
-    /// instead, as in `ArchiveDirectory.configuration(application: "notes")`.
+    /// instead.
+    ///
+    /// ```swift
+    /// print(ArchiveDirectory.defaultApplication) // "notes", for an executable named notes
+    /// static var archiveDirectory: URL { ArchiveDirectory.configuration(application: "notes") }
+    /// ```
     public static var defaultApplication: String {
         PlatformDirectory.defaultApplication
     }

@@ -7,8 +7,8 @@ extension Persistible where Self: Codable & Hashable {
     /// stored value with its `id`.
     ///
     /// The values are removed under the lock in one atomic write; the others keep their order. A file reduced to
-    /// nothing holds an empty array, `[]`. A missing file is not an error: nothing is removed, and nothing is
-    /// created.
+    /// nothing holds an empty array, `[]`. A missing file is not an error: nothing is removed or written, and a
+    /// missing directory is not created.
     ///
     /// ```swift
     /// todo.done = true

@@ -25,6 +25,11 @@ import Testing
             #expect(try Person.removeFromFile { _ in true } == 0)
         }
         #expect(try directory.contents().isEmpty)
+
+        try withArchiveDirectory(directory.url) { () throws in
+            #expect(try sam.removeFromFile() == false)
+            #expect(!FileManager.default.fileExists(atPath: Person.archiveUrl.path))
+        }
     }
 
     @Test func removingTheOnlyValueLeavesAnEmptyArray() throws {

@@ -5,8 +5,8 @@ import Foundation
 extension Archive {
     /// Removes the values for which `shouldRemove` is true, under the lock, in one atomic write; returns how many.
     ///
-    /// A file reduced to nothing holds an empty array. A missing file, or a missing directory, removes nothing and
-    /// creates nothing.
+    /// A file reduced to nothing holds an empty array. A missing file removes nothing and writes nothing; a missing
+    /// directory is not created.
     func remove(where shouldRemove: (Value) throws -> Bool) throws -> Int {
         do {
             return try rewrite(creatingDirectory: false) { contents in
