@@ -36,8 +36,13 @@ struct FileVersion: Equatable {
         var status = stat()
         guard stat(url.path, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         inode = UInt64(status.st_ino)
-        seconds = Int(status.st_mtim.tv_sec)
-        nanoseconds = Int(status.st_mtim.tv_nsec)
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        seconds = Int(modified.tv_sec)
+        nanoseconds = Int(modified.tv_nsec)
     }
 }
 
