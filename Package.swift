@@ -16,12 +16,14 @@ let package = Package(
             name: "PersistibleTests",
             // The executables are dependencies so that they are built next to the test binary,
             // where the process tests start them.
-            dependencies: ["Persistible", "PersonDemo", "StressWriter", "VersionedWriter"],
+            dependencies: ["Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "VersionedWriter"],
             // Files earlier versions wrote, read by path: they are evidence, not resources to ship.
             exclude: ["Fixtures"]
         ),
         // A child process for the crash, contention and failed-write tests.
         .executableTarget(name: "StressWriter", dependencies: ["Persistible"], path: "Tests/StressWriter"),
+        // A child process for the update contention and directory tests.
+        .executableTarget(name: "SettingsWriter", dependencies: ["Persistible"], path: "Tests/SettingsWriter"),
         // Two versions of one model writing the same file, for the model evolution tests.
         .executableTarget(name: "VersionedWriter", dependencies: ["Persistible"], path: "Tests/VersionedWriter"),
 

@@ -14,7 +14,10 @@ struct AppendWorkload {
         let seed = try Record.archiveEncoder.encode((0..<n).map(Record.init(index:)))
         let floorDurableFile = sandbox.file("floor-durable.json")
         let floorNoSyncFile = sandbox.file("floor-nosync.json")
-        let files = [Record.archiveUrl, NoSyncRecord.archiveUrl, ArticleRecord.archiveUrl, floorDurableFile, floorNoSyncFile]
+        let files = [
+            Record.archiveUrl, NoSyncRecord.archiveUrl, ArticleRecord.archiveUrl, IdentifiedRecord.archiveUrl,
+            floorDurableFile, floorNoSyncFile,
+        ]
         for file in files {
             try seed.write(to: file, options: .atomic)
         }
@@ -28,21 +31,32 @@ struct AppendWorkload {
             return nextIndex
         }
 
-        let packageDurable = { try Record(index: freshIndex()).saveToFile() }
-        let packageNoSync = { try NoSyncRecord(index: freshIndex()).saveToFile() }
+        let packageDurable = { _ = try Record(index: freshIndex()).saveToFile() }
+        let packageNoSync = { _ = try NoSyncRecord(index: freshIndex()).saveToFile() }
         let article = { try ArticleRecord(index: freshIndex()).saveToFile() }
+        let identifiedNoSync = { _ = try IdentifiedRecord(index: freshIndex()).saveToFile() }
+        // The record in the middle, with a name that differs from the stored one on every save.
+        var edits = 0
+        let editNoSync = {
+            edits += 1
+            var record = IdentifiedRecord(index: n / 2)
+            record.name = "Edited \(edits)"
+            guard try record.saveToFile() else {
+                throw WorkloadFailure(description: "append (edit in place): the save wrote nothing")
+            }
+        }
         let floorDurable = { try IOFloor.rewrite(floorBytes, atPath: floorDurableFile.path, durable: true) }
         let floorNoSync = { try IOFloor.rewrite(floorBytes, atPath: floorNoSyncFile.path, durable: false) }
 
         // One untimed round first: the package's first save decodes the file and remembers it, which later saves,
         // the steady state of an app, do not repeat.
-        for warmUp in [packageDurable, packageNoSync, article, floorDurable, floorNoSync] {
+        for warmUp in [packageDurable, packageNoSync, article, floorDurable, floorNoSync, identifiedNoSync, editNoSync] {
             try warmUp()
         }
 
         var result = AppendResult(
             n: n, packageDurable: Samples(), packageNoSync: Samples(), article: Samples(),
-            floorDurable: Samples(), floorNoSync: Samples()
+            floorDurable: Samples(), floorNoSync: Samples(), identifiedNoSync: Samples(), editNoSync: Samples()
         )
         for round in 0..<max(repetitions, articleRepetitions) {
             var contenders: [() throws -> Void] = []
@@ -52,6 +66,8 @@ struct AppendWorkload {
                     { result.packageNoSync.add(try Stopwatch.seconds(packageNoSync)) },
                     { result.floorDurable.add(try Stopwatch.seconds(floorDurable)) },
                     { result.floorNoSync.add(try Stopwatch.seconds(floorNoSync)) },
+                    { result.identifiedNoSync.add(try Stopwatch.seconds(identifiedNoSync)) },
+                    { result.editNoSync.add(try Stopwatch.seconds(editNoSync)) },
                 ]
             }
             if round < articleRepetitions {
@@ -64,9 +80,11 @@ struct AppendWorkload {
         try Self.expect(Record.loadListFromFile().count, n + 1 + repetitions, "package, durable")
         try Self.expect(NoSyncRecord.loadListFromFile().count, n + 1 + repetitions, "package, no-sync")
         try Self.expect(ArticleRecord.loadListFromFile().count, n + 1 + articleRepetitions, "article")
+        try Self.expect(IdentifiedRecord.loadListFromFile().count, n + 1 + repetitions, "package, identified")
 
         try Record.deleteFile()
         try NoSyncRecord.deleteFile()
+        try IdentifiedRecord.deleteFile()
         for file in files {
             Sandbox.removeFile(file)
         }

@@ -37,6 +37,17 @@ struct NoSyncRecord: BenchmarkRecord, Persistible {
     static var archiveDurability: Durability { .noSync }
 }
 
+/// The package with an `Identifiable` record, whose saves replace the stored value with the same `id`; no flushes.
+struct IdentifiedRecord: BenchmarkRecord, Identifiable, Persistible {
+    var id: Int
+    var name: String
+    var age: Int
+    var school: String
+
+    static var fileName: String { "records-identified" }
+    static var archiveDurability: Durability { .noSync }
+}
+
 /// The article's algorithm; deliberately not `Persistible`, so no call can reach the package by mistake.
 struct ArticleRecord: BenchmarkRecord, ArticlePersistible {
     var id: Int

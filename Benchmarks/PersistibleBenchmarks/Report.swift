@@ -82,6 +82,32 @@ struct Report {
             }
         }
         lines += ["", "![Time per append against n](append.svg)"]
+        lines += [
+            "",
+            "### `Identifiable` records, no-sync",
+            "",
+            "A save of an `Identifiable` record looks its `id` up in an index by identity instead of the set of values.",
+            "Appending a new one is measured against appending a value of a plain type (the no-sync rows above);",
+            "editing the record in the middle of the file and saving it, which rewrites the whole file, against the",
+            "no-sync I/O floor.",
+            "",
+            "| Workload | n | Identifiable | Reference | Ratio | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.append {
+            lines.append(tableRow([
+                "append, identified, against a plain value", formatCount(row.n), cell(row.identifiedNoSync),
+                cell(row.packageNoSync), formatRatio(ratio(row.identifiedNoSync, row.packageNoSync)),
+                "\(row.identifiedNoSync.count)",
+            ]))
+        }
+        for row in results.append {
+            lines.append(tableRow([
+                "edit in place, against the I/O floor", formatCount(row.n), cell(row.editNoSync),
+                cell(row.floorNoSync), formatRatio(ratio(row.editNoSync, row.floorNoSync)),
+                "\(row.editNoSync.count)",
+            ]))
+        }
         return lines
     }
 

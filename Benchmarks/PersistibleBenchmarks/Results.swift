@@ -28,6 +28,10 @@ struct AppendResult {
     var article: Samples
     var floorDurable: Samples
     var floorNoSync: Samples
+    /// An `Identifiable` record appended, no-sync: found new through the identity index rather than the set.
+    var identifiedNoSync: Samples
+    /// An `Identifiable` record in the middle of the file edited and saved in place, no-sync: a whole rewrite.
+    var editNoSync: Samples
 }
 
 /// Several processes appending to one file, against the same appends made by one process alone.

@@ -6,7 +6,8 @@ import Persistible
 //     PersonDemo [--directory DIR]                      the walkthrough
 //     PersonDemo [--directory DIR] add NAME AGE SCHOOL
 //     PersonDemo [--directory DIR] remove NAME
-//     PersonDemo [--directory DIR] list [--older-than AGE] [--sort name|age]
+//     PersonDemo [--directory DIR] list [--older-than AGE] [--sort saved|name|age]
+//     PersonDemo [--directory DIR] config [sort saved|name|age]
 //     PersonDemo [--directory DIR] clear | path
 
 let usage = """
@@ -19,12 +20,14 @@ let usage = """
       remove NAME           remove everyone with that name
       list                  print everyone saved, in the order they were first saved
         --older-than AGE    only those older than AGE
-        --sort name|age     sorted by name or by age (then name) instead
-      clear                 delete the file
-      path                  print where the file is
+        --sort ORDER        saved, name, or age (then name); the default is the sort setting
+      config                print the settings
+      config sort ORDER     make ORDER the order list uses when not given --sort
+      clear                 delete the people's file
+      path                  print where the people's file and the settings file are
 
     options:
-      --directory DIR       keep the file in DIR instead of the default directory
+      --directory DIR       keep both files in DIR instead of the default directories
     """
 
 struct UsageError: Error {
@@ -57,12 +60,13 @@ func walkThrough() throws {
     let amy = Person(name: "Amy", age: 25, school: "Accra Girls")
     let maame = Person(name: "Maame", age: 25, school: "Accra High")
 
-    try [sam, amy].saveToFile()
-    print("Saved Samuel and Amy.")
-    try sam.saveToFile()
-    print("Saved Samuel again: he was there already, so nothing was written.")
-    try maame.saveToFile()
-    print("Saved Maame.")
+    if try [sam, amy].saveToFile() > 0 {
+        print("Saved Samuel and Amy.")
+    } else {
+        print("Samuel and Amy are already saved")
+    }
+    try add(sam)
+    try add(maame)
 
     try Person.load { data in
         switch data {
@@ -83,16 +87,13 @@ func run(_ command: [String]) throws {
         guard command.count == 4, let age = Int(command[2]), age >= 0 else {
             throw UsageError(message: "add takes a NAME, an AGE (a whole number) and a SCHOOL")
         }
-        try Person(name: command[1], age: age, school: command[3]).saveToFile()
+        try add(Person(name: command[1], age: age, school: command[3]))
     case "remove":
         guard command.count == 2 else { throw UsageError(message: "remove takes a NAME") }
         let name = command[1]
-        let removed = try FileStore<Person>().write { writer in
-            let matching = writer.all().filter { $0.name == name }
-            for person in matching { writer.delete(person) }
-            return matching.count
-        }
-        guard removed > 0 else { throw NotFound(name: name) }
+        guard try Person.removeFromFile(where: { $0.name == name }) > 0 else { throw NotFound(name: name) }
+    case "config":
+        try configure(Array(command.dropFirst()))
     case "list":
         try list(options: Array(command.dropFirst()))
     case "clear":
@@ -101,8 +102,35 @@ func run(_ command: [String]) throws {
     case "path":
         guard command.count == 1 else { throw UsageError(message: "path takes no arguments") }
         print(Person.archiveUrl.path)
+        print(DemoSettings.archiveUrl.path)
     case let unknown?:
         throw UsageError(message: "unknown command '\(unknown)'")
+    }
+}
+
+/// Saves `person`, and says whether the file held them already.
+func add(_ person: Person) throws {
+    if try person.saveToFile() {
+        print("Saved \(person.name).")
+    } else {
+        print("\(person.name) is already saved")
+    }
+}
+
+func configure(_ arguments: [String]) throws {
+    switch arguments.count {
+    case 0:
+        let settings = try DemoSettings.loadFromFile(default: DemoSettings())
+        print("sort \(settings.sort)")
+    case 2 where arguments[0] == "sort":
+        let order = arguments[1]
+        guard DemoSettings.sortOrders.contains(order) else {
+            throw UsageError(message: "config sort takes saved, name or age")
+        }
+        let settings = try DemoSettings.update(default: DemoSettings()) { $0.sort = order }
+        print("sort \(settings.sort)")
+    default:
+        throw UsageError(message: "config takes nothing, or sort and an ORDER")
     }
 }
 
@@ -123,8 +151,8 @@ func list(options: [String]) throws {
             }
             olderThan = value
         case "--sort":
-            guard let value = remaining.popFirst(), value == "name" || value == "age" else {
-                throw UsageError(message: "--sort takes name or age")
+            guard let value = remaining.popFirst(), DemoSettings.sortOrders.contains(value) else {
+                throw UsageError(message: "--sort takes saved, name or age")
             }
             sort = value
         default:
@@ -132,7 +160,7 @@ func list(options: [String]) throws {
         }
     }
     var query = FileStore<Person>().filter(where: \.age > olderThan)
-    switch sort {
+    switch try sort ?? DemoSettings.loadFromFile(default: DemoSettings()).sort {
     case "name": query = query.sorted(by: \.name)
     case "age": query = query.sorted(by: \.age).sorted(by: \.name)
     default: break
@@ -149,7 +177,9 @@ func standardError(_ text: String) {
 do {
     let (directory, command) = try parse(Array(CommandLine.arguments.dropFirst()))
     if let directory {
-        try withArchiveDirectory(directory) { try run(command) }
+        try DemoLocation.$directory.withValue(directory) {
+            try withArchiveDirectory(directory) { try run(command) }
+        }
     } else {
         try run(command)
     }

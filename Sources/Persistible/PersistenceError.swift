@@ -98,23 +98,23 @@ extension PersistenceError: CustomStringConvertible {
             return mismatchDescription(codingPath: codingPath, detail: detail)
         case .unreadable(let codingPath, let detail):
             let location = codingPath.isEmpty ? "" : " at \(codingPath)"
-            return "'\(path)' does not hold a \(typeName) or an array of \(typeName)\(location): \(detail) "
-                + "The file was left as it is; repair it or move it aside, then try again."
+            return "'\(path)' holds neither \(Self.article(for: typeName)) \(typeName) nor an array of \(typeName) "
+                + "values\(location): \(detail) The file was left as it is; repair it or move it aside, then try again."
         case .holdsArray(let count):
-            return "'\(path)' holds an array of \(count) \(typeName) values, not a single one; "
-                + "read it with loadListFromFile() or load()."
+            return "'\(path)' holds an array of \(Self.counted(count, "value")), not a single \(typeName); "
+                + "read it with loadListFromFile() or load(), or replace it with overwriteFile()."
         case .invalidFileName(let name):
             return "'\(name)' is not a valid file name for \(typeName): a file name must not be empty, "
                 + "contain '/' or NUL, or be '.' or '..'. Nothing was read or written."
         case .encodingFailed(let detail):
-            return "\(typeName) could not be encoded for '\(path)': \(detail) The file was left as it is."
+            return "A value of \(typeName) could not be encoded for '\(path)': \(detail) The file was left as it is."
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
         case .writeFailed("fsync directory", let code):
-            return "Saved \(typeName) to '\(path)', but its directory could not be flushed to disk: "
+            return "Wrote '\(path)', but its directory could not be flushed to disk: "
                 + "\(Self.message(for: code)). The new contents are in place but may not survive a power loss."
         case .writeFailed(let operation, let code):
-            return "Couldn't save \(typeName) to '\(path)' (\(operation)): \(Self.message(for: code)). "
+            return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). "
                 + "The file was left as it was."
         case .recordNotFound(let identity):
             return "No \(typeName) with the identity \(identity) is stored in \(place) to update; "
@@ -148,6 +148,20 @@ extension PersistenceError: CustomStringConvertible {
     /// The file, or "memory" for a ``MemoryStore``.
     private var place: String {
         url.isFileURL ? "'\(url.path)'" : "memory"
+    }
+
+    /// "an" before a name that starts with a vowel letter, else "a".
+    ///
+    /// The rule goes by the first letter, not the first sound, so that it is simple to predict: "an Item",
+    /// "an Order", "a Setting"; and also "an User" and "a Hour", which it gets wrong.
+    static func article(for name: String) -> String {
+        guard let first = name.first else { return "a" }
+        return "AEIOUaeiou".contains(first) ? "an" : "a"
+    }
+
+    /// The count and the noun, singular for exactly one: "0 values", "1 value", "2 values".
+    static func counted(_ count: Int, _ noun: String) -> String {
+        count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
     }
 
     private static func message(for code: Int32) -> String {

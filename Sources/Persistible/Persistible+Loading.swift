@@ -21,6 +21,34 @@ extension Persistible where Self: Codable & Hashable {
         }
     }
 
+    /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet.
+    ///
+    /// This is how to read settings on a first run. Only a missing file gives the default: a file that cannot be
+    /// read still throws, so that a damaged file is noticed rather than silently replaced by defaults at the next
+    /// save. It never writes.
+    ///
+    /// ```swift
+    /// let settings = try Settings.loadFromFile(default: Settings(theme: "light", fontSize: 12))
+    /// ```
+    ///
+    /// - Parameter defaultValue: The value to return when there is no file; evaluated only then.
+    /// - Returns: The stored value, or `defaultValue`.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
+    ///   array, ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
+    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it, and
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``; or what `defaultValue` throws.
+    public static func loadFromFile(default defaultValue: @autoclosure () throws -> Self) throws -> Self {
+        let archive = try archive()
+        switch try archive.read()?.contents {
+        case nil:
+            return try defaultValue()
+        case .single(let value):
+            return value
+        case .array(let values):
+            throw archive.failure(.holdsArray(count: values.count))
+        }
+    }
+
     /// Loads every value the file holds, in order: the array, or the single value as an array of one.
     ///
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does, except that an array is what it expects.

@@ -36,12 +36,14 @@ extension Persistible {
 ///
 /// `Task.detached`, and threads started by other means (a `Thread`, a Dispatch queue), do not see it: call this
 /// function again inside them.
+@discardableResult
 public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
     try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
 
 /// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
 /// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+@discardableResult
 public func withArchiveDirectory<Result>(
     _ directory: URL,
     isolation: isolated (any Actor)? = #isolation,
@@ -60,37 +62,11 @@ enum ArchiveLocation {
 
     /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
     private static var environmentDirectory: URL? {
-        absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map { URL(fileURLWithPath: $0, isDirectory: true) }
-    }
-
-    /// The environment variable's value, if it is set to an absolute path; the XDG rule for every variable here.
-    private static func absolutePath(inEnvironment name: String) -> String? {
-        guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
-        return value
-    }
-
-    private static let platformDirectory: URL = {
-        let fileManager = FileManager.default
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        // Where earlier versions of this code wrote, so that files saved by them are found.
-        return fileManager.urls(for: .documentDirectory, in: .userDomainMask).first
-            ?? fileManager.temporaryDirectory
-        #elseif os(macOS)
-        let root = fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
-        return root.appendingPathComponent(Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
-        #else
-        // FileManager's applicationSupportDirectory is the XDG data root itself here, shared by every program,
-        // so the program's own folder is added below it.
-        // FileManager's home directory comes from the user database and ignores $HOME, which XDG tools honor.
-        let root: URL
-        if let value = absolutePath(inEnvironment: "XDG_DATA_HOME") {
-            root = URL(fileURLWithPath: value, isDirectory: true)
-        } else {
-            let home = absolutePath(inEnvironment: "HOME") ?? fileManager.homeDirectoryForCurrentUser.path
-            root = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map {
+            URL(fileURLWithPath: $0, isDirectory: true)
         }
-        return root.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
-        #endif
-    }()
+    }
+
+    /// Worked out once per process, since every operation of a type with the default directory asks for it.
+    private static let platformDirectory = ArchiveDirectory.data()
 }

@@ -3,53 +3,74 @@ import Foundation
 // MARK: - Save
 
 extension Persistible where Self: Codable & Hashable {
-    /// Saves the value, unless the file holds it already.
+    /// Saves the value, unless the file holds it already; for an `Identifiable` type, replaces the stored value
+    /// with the same `id`.
     ///
-    /// | The file holds   | Afterwards it holds                          |
-    /// |------------------|----------------------------------------------|
-    /// | nothing          | this value                                   |
-    /// | this value       | the same; nothing is written                 |
-    /// | another value    | an array of that value and this one          |
-    /// | an array         | the array, with this value appended if new   |
+    /// | The file holds                          | Afterwards it holds                                          |
+    /// |-----------------------------------------|--------------------------------------------------------------|
+    /// | nothing                                 | this value                                                   |
+    /// | this value                              | the same; nothing is written                                 |
+    /// | another value                           | an array of that value and this one                          |
+    /// | an array                                | the array, with this value appended if new                   |
+    /// | a value with this `id` (`Identifiable`) | this value, single or where the old one stood in the array   |
     ///
-    /// Values are compared with `==`. The save is atomic and locked: it reads the file, merges and writes the result
-    /// while holding the file's lock, so saves from other threads and processes are never lost, and a crash at any
-    /// moment leaves either the old file or the new one.
+    /// Values of a type that is not `Identifiable` are compared with `==`, the article's rule. Values of an
+    /// `Identifiable` type are the same record when their `id`s are equal: saving an edited value replaces the
+    /// stored one where it stands, so a single-value file stays a single value and the file never holds two
+    /// versions of one record. If the file holds several values with this `id` (written by other means), the
+    /// first is replaced and the later ones removed.
+    ///
+    /// The save is atomic and locked: it reads the file, merges and writes the result while holding the file's
+    /// lock, so saves from other threads and processes are never lost, and a crash at any moment leaves either the
+    /// old file or the new one.
     ///
     /// ```swift
     /// try sam.saveToFile()
-    /// try sam.saveToFile() // Writes nothing: Samuel is saved already.
+    /// if !(try sam.saveToFile()) {
+    ///     print("Samuel is already saved")
+    /// }
     /// ```
     ///
+    /// - Returns: Whether the file was written: `false` when it held this value already.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file
     ///   exists but does not hold `Self` or `[Self]`, leaving it untouched;
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``; and
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``;
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the value; and
+    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)``,
+    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` or
     ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, with the file as it was.
-    public func saveToFile() throws {
-        try Self.archive().merge([self], asSingleValue: true)
+    @discardableResult
+    public func saveToFile() throws -> Bool {
+        try Self.archive().merge([self], asSingleValue: true) > 0
     }
 }
 
 extension Array where Element: Persistible & Codable & Hashable {
-    /// Saves the values that the file does not hold yet, after the ones it does.
+    /// Saves the values that the file does not hold yet, after the ones it does; for an `Identifiable` type,
+    /// replaces the stored values with the same `id`s.
     ///
     /// Order is kept: values already in the file stay where they are, and new ones follow in the order given, each
     /// once. A file that does not exist receives the array without its duplicates. If no value is new, or the array
     /// is empty, nothing is written.
     ///
+    /// For an `Identifiable` type the values are saved one after the other, as ``Persistible/saveToFile()``
+    /// saves one: a value whose `id` is stored replaces it where it stands, a new `id` is appended, and of two
+    /// values with one `id` in the array the later one is what the file keeps.
+    ///
     /// ```swift
     /// try [sam, amy].saveToFile()
-    /// try [amy, maame].saveToFile() // The file holds [sam, amy, maame].
+    /// let added = try [amy, maame].saveToFile() // 1: the file holds [sam, amy, maame].
     /// ```
     ///
     /// The save is atomic and locked, as ``Persistible/saveToFile()`` describes.
     ///
+    /// - Returns: How many values were added or replaced: 0 when nothing was written.
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/saveToFile()``.
-    public func saveToFile() throws {
+    @discardableResult
+    public func saveToFile() throws -> Int {
         let archive = try Element.archive()
-        guard !isEmpty else { return }
-        try archive.merge(self, asSingleValue: false)
+        guard !isEmpty else { return 0 }
+        return try archive.merge(self, asSingleValue: false)
     }
 }
 

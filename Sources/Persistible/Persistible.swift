@@ -37,9 +37,14 @@ public protocol Persistible {
     /// The default, for a type that does not declare its own, is the first of:
     /// 1. the directory given to ``withArchiveDirectory(_:operation:)`` in the current task, if any;
     /// 2. the `PERSISTIBLE_DIRECTORY` environment variable, when it holds an absolute path;
-    /// 3. the platform's default: the app's Documents directory on iOS, tvOS, watchOS and visionOS;
-    ///    `~/Library/Application Support/<bundle identifier or executable name>` on macOS; and
-    ///    `$XDG_DATA_HOME/<executable name>` (or `~/.local/share/<executable name>`) on Linux and elsewhere.
+    /// 3. ``ArchiveDirectory/data(application:)``, the platform's directory for the program's data: the app's
+    ///    Documents directory on iOS, tvOS, watchOS and visionOS; `~/Library/Application Support/<bundle identifier
+    ///    or executable name>` on macOS; and `$XDG_DATA_HOME/<executable name>` (or
+    ///    `~/.local/share/<executable name>`) on Linux and elsewhere.
+    ///
+    /// Return one of ``ArchiveDirectory``'s directories to choose another kind, such as
+    /// ``ArchiveDirectory/configuration(application:)`` for settings, or to name the application's folder. A type
+    /// that declares its directory keeps it, inside ``withArchiveDirectory(_:operation:)`` too.
     ///
     /// The directory and its parents are created by the first save.
     static var archiveDirectory: URL { get }

@@ -54,10 +54,10 @@ private struct BadName: Codable, Hashable, Persistible {
         let inside = directory.url.appendingPathComponent("inside", isDirectory: true)
         BadName.$name.withValue(name) {
             withArchiveDirectory(inside) {
-                for operation in [
-                    { try BadName(number: 1).saveToFile() },
-                    { try [BadName(number: 1)].saveToFile() },
-                    { try [BadName]().saveToFile() },
+                for operation: () throws -> Void in [
+                    { _ = try BadName(number: 1).saveToFile() },
+                    { _ = try [BadName(number: 1)].saveToFile() },
+                    { _ = try [BadName]().saveToFile() },
                     { _ = try BadName.load() },
                     { try BadName.deleteFile() },
                 ] {
@@ -74,7 +74,8 @@ private struct BadName: Codable, Hashable, Persistible {
             "PersonDemo", ["path"], environment: ["PERSISTIBLE_DIRECTORY": directory.path]
         )
         #expect(result.status == 0)
-        #expect(result.output == directory.file("person_data.json").path + "\n")
+        // The first line is the people's file; the second, the settings, which declare their own directory.
+        #expect(result.output.split(separator: "\n").first.map(String.init) == directory.file("person_data.json").path)
     }
 
     @Test func aRelativeEnvironmentVariableIsIgnored() throws {
@@ -83,7 +84,8 @@ private struct BadName: Codable, Hashable, Persistible {
             "PersonDemo", ["path"],
             environment: ["PERSISTIBLE_DIRECTORY": "relative/dir", "HOME": home.path, "XDG_DATA_HOME": ""]
         )
-        #expect(result.output == home.path + "/.local/share/PersonDemo/person_data.json\n")
+        #expect(result.output.split(separator: "\n").first.map(String.init)
+            == home.path + "/.local/share/PersonDemo/person_data.json")
     }
 
     #if os(Linux)
@@ -99,7 +101,8 @@ private struct BadName: Codable, Hashable, Persistible {
         let withoutXDG = try ChildProcess.run(
             "PersonDemo", ["path"], environment: ["PERSISTIBLE_DIRECTORY": "", "HOME": home.path, "XDG_DATA_HOME": ""]
         )
-        #expect(withoutXDG.output == home.path + "/.local/share/PersonDemo/person_data.json\n")
+        #expect(withoutXDG.output.split(separator: "\n").first.map(String.init)
+            == home.path + "/.local/share/PersonDemo/person_data.json")
     }
     #endif
 }

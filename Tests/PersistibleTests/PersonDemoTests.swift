@@ -62,7 +62,50 @@ import Testing
         try Data("not json".utf8).write(to: directory.file("person_data.json"))
         let result = try demo(directory, "add", "Kofi", "40", "Achimota")
         #expect(result.status == 1)
-        #expect(result.errors.contains("does not hold a Person"))
+        #expect(result.errors.contains("holds neither a Person nor an array of Person values"))
         #expect(try Data(contentsOf: directory.file("person_data.json")) == Data("not json".utf8))
+    }
+
+    @Test func addingSomeoneAlreadySavedSaysSo() throws {
+        let directory = try TemporaryDirectory()
+        _ = try demo(directory)
+        let before = try FileVersion(of: directory.file("person_data.json"))
+        let again = try demo(directory, "add", "Samuel", "35", "Accra Academy")
+        #expect(again.status == 0)
+        #expect(again.output == "Samuel is already saved\n")
+        #expect(try FileVersion(of: directory.file("person_data.json")) == before)
+        #expect(try demo(directory, "add", "Kofi", "40", "Achimota").output == "Saved Kofi.\n")
+    }
+
+    @Test func theSortSettingIsKeptAsASingleValueAndUsedByList() throws {
+        let directory = try TemporaryDirectory()
+        _ = try demo(directory)
+        #expect(try demo(directory, "config").output == "sort saved\n")
+        #expect(try demo(directory, "config", "sort", "age").output == "sort age\n")
+        #expect(try demo(directory, "config", "sort", "name").status == 0)
+        #expect(try demo(directory, "config", "sort", "age").status == 0)
+        let settings = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.file("settings.json")))
+        #expect(settings as? [String: String] == ["sort": "age"])
+        #expect(try demo(directory, "list").output.split(separator: "\n").map { $0.prefix(4) }
+            == ["Amy\t", "Maam", "Samu"])
+        #expect(try demo(directory, "list", "--sort", "saved").output.split(separator: "\n").map { $0.prefix(4) }
+            == ["Samu", "Amy\t", "Maam"])
+        #expect(try demo(directory, "config", "sort", "height").status == 2)
+    }
+
+    @Test func settingsGoToTheConfigurationDirectoryAndPathPrintsBothFiles() throws {
+        let home = try TemporaryDirectory()
+        let environment = [
+            "HOME": home.path, "XDG_DATA_HOME": home.path + "/data", "XDG_CONFIG_HOME": home.path + "/config",
+            "PERSISTIBLE_DIRECTORY": "",
+        ]
+        let configured = try ChildProcess.run("PersonDemo", ["config", "sort", "name"], environment: environment)
+        #expect(configured.status == 0, "\(configured.errors)")
+        let file = home.path + "/config/PersonDemo/settings.json"
+        #expect(FileManager.default.fileExists(atPath: file))
+        let path = try ChildProcess.run("PersonDemo", ["path"], environment: environment)
+        #expect(path.output == home.path + "/data/PersonDemo/person_data.json\n" + file + "\n")
+        // The people's file was not touched: only the settings were written.
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/data"))
     }
 }

@@ -239,7 +239,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<8 {
                 group.addTask {
-                    try withArchiveDirectory(url) { try Note(text: "note \(index)").saveToFile() }
+                    try withArchiveDirectory(url) { _ = try Note(text: "note \(index)").saveToFile() }
                 }
             }
             try await group.waitForAll()

@@ -30,7 +30,7 @@ extension Archive {
     ///   every record.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
     ///   keys have no place in its new encoding, and ``PersistenceError/Reason/encodingFailed(detail:)``.
-    func rewrite(
+    func rewriteKeepingUntouched(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {

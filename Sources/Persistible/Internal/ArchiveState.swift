@@ -17,8 +17,8 @@ struct ArchiveState<Value: Hashable> {
     var valuesAreDecoded: Bool
     /// The values as a set, made by the first save that needs it.
     var members: Set<Value>?
-    /// Each record's position by identity, made by the first store write that needs it.
-    var positions: [AnyHashable: Int]?
+    /// Each record's position by identity, made by the first write that needs it.
+    var index: IdentityIndex?
     /// The records that are not stored in the current format, because they needed a default or a migration: the
     /// next write stores them anew, so it cannot splice onto bytes that hold them.
     var stale = IndexSet()
@@ -49,8 +49,10 @@ extension ArchiveState where Value: Codable {
             return
         }
         if decoded != written {
-            // The set was made from the values as given; it is made again from the decoded ones when needed.
+            // The set and the index were made from the values as given; they are made again from the decoded ones
+            // when needed.
             members = nil
+            index = nil
         }
         values += decoded
     }

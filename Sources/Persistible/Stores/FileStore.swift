@@ -62,7 +62,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 records: state.map { $0.values } ?? [],
                 identity: identity,
                 location: archive.url,
-                positions: state?.positions.take()
+                index: state?.index.take()
             )
             // The writer now holds the only reference to the values, so changes to it copy nothing.
             state?.values = []
@@ -70,7 +70,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             guard writer.hasChanges else {
                 if var state {
                     state.values = writer.records
-                    state.positions = writer.positions
+                    state.index = writer.index
                     archive.keep(state)
                 }
                 return result
@@ -84,7 +84,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                         appending: try archive.encode(array: Array(appended)), to: &current,
                         allValues: writer.records
                     )
-                } else if let rewrite = try archive.rewrite(
+                } else if let rewrite = try archive.rewriteKeepingUntouched(
                     current, storedCount: writer.originalRecordCount, records: writer.records,
                     sources: writer.recordSources,
                     originals: writer.replacedOriginals
@@ -103,7 +103,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             // The records as the writer holds them, not decoded from the file: a store keeps its own values.
             archive.keep(ArchiveState(
                 identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,
-                valuesAreDecoded: false, positions: writer.positions, recordRanges: ranges
+                valuesAreDecoded: false, index: writer.index, recordRanges: ranges
             ))
             return result
         }

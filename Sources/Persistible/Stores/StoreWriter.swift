@@ -5,11 +5,15 @@ import Foundation
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
 /// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored
 /// record replaces it where it stands.
+///
+/// A file written by other means may hold several records with one identity. Reads return them as they are
+/// stored; ``insert(_:)`` and ``update(_:)`` replace the first and remove the later ones, and ``delete(_:)``
+/// removes all of them, as ``Persistible/saveToFile()`` and ``Persistible/removeFromFile()`` do.
 public struct StoreWriter<Object: Hashable> {
     private(set) var records: [Object]
     private let identity: RecordIdentity<Object>
     /// The position of each record by identity, made by the first change that needs it.
-    private(set) var positions: [AnyHashable: Int]?
+    private(set) var index: IdentityIndex?
     private let originalCount: Int
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
@@ -32,12 +36,12 @@ public struct StoreWriter<Object: Hashable> {
         records: [Object],
         identity: RecordIdentity<Object>,
         location: URL,
-        positions: [AnyHashable: Int]? = nil
+        index: IdentityIndex? = nil
     ) {
         self.records = records
         self.identity = identity
         self.location = location
-        self.positions = positions
+        self.index = index
         originalCount = records.count
     }
 
@@ -59,10 +63,10 @@ public struct StoreWriter<Object: Hashable> {
     /// Every record, in stored order, including the block's changes so far.
     public func all() -> [Object] { records }
 
-    /// The stored record with the same identity as `object`, if any.
+    /// The stored record with the same identity as `object`, if any; the first of them, if several are stored.
     public func record(matching object: Object) -> Object? {
         let key = identity.of(object)
-        if let positions { return positions[key].map { records[$0] } }
+        if let index { return index[key].map { records[$0] } }
         return records.first { identity.of($0) == key }
     }
 
@@ -78,14 +82,14 @@ public struct StoreWriter<Object: Hashable> {
 
     // MARK: - Changing
 
-    /// Inserts `object`, replacing in place a stored record with the same identity.
+    /// Inserts `object`, replacing in place a stored record with the same identity, and removing any later
+    /// records with that identity.
     public mutating func insert(_ object: Object) {
         let key = identity.of(object)
-        if let index = index(of: key) {
-            guard records[index] != object else { return }
-            replace(at: index, with: object)
+        if let position = position(of: key) {
+            replace(key, at: position, with: object)
         } else {
-            positions?[key] = records.count
+            index?.note(key, at: records.count)
             records.append(object)
             sources?.append(.new)
             hasChanges = true
@@ -97,27 +101,34 @@ public struct StoreWriter<Object: Hashable> {
         for object in objects { insert(object) }
     }
 
-    /// Replaces the stored record with the same identity as `object`.
+    /// Replaces the stored record with the same identity as `object`, and removes any later records with that
+    /// identity.
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/recordNotFound(identity:)`` if no such
     ///   record is stored.
     public mutating func update(_ object: Object) throws(PersistenceError) {
-        guard let index = index(of: identity.of(object)) else {
-            let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: identity.of(object).base))
+        let key = identity.of(object)
+        guard let position = position(of: key) else {
+            let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: key.base))
             throw PersistenceError(reason, url: location, typeName: String(describing: Object.self))
         }
-        guard records[index] != object else { return }
-        replace(at: index, with: object)
+        replace(key, at: position, with: object)
     }
 
-    /// Deletes the stored record with the same identity as `object`; does nothing if there is none.
+    /// Deletes every stored record with the same identity as `object`; does nothing if there is none.
     public mutating func delete(_ object: Object) {
-        guard let index = index(of: identity.of(object)) else { return }
+        let key = identity.of(object)
+        guard let position = position(of: key) else { return }
         trackSources()
-        records.remove(at: index)
-        sources?.remove(at: index)
-        positions = nil
-        onlyAppended = onlyAppended && index >= originalCount
+        if index?.repeated.contains(key) == true {
+            removeRecords(at: records.indices.filter { identity.of(records[$0]) == key })
+        } else {
+            records.remove(at: position)
+            sources?.remove(at: position)
+        }
+        index = nil
+        // Every record removed stands at `position` or after it.
+        onlyAppended = onlyAppended && position >= originalCount
         hasChanges = true
     }
 
@@ -127,7 +138,7 @@ public struct StoreWriter<Object: Hashable> {
         onlyAppended = onlyAppended && originalCount == 0
         records.removeAll()
         sources = []
-        positions = [:]
+        index = IdentityIndex()
         hasChanges = true
     }
 
@@ -153,10 +164,15 @@ public struct StoreWriter<Object: Hashable> {
         var stored: [AnyHashable: Object] = [:]
         var storedSources: [AnyHashable: RecordSource] = [:]
         let currentSources = recordSources
-        for (index, record) in records.enumerated() {
+        for (position, record) in records.enumerated() {
             let key = identity.of(record)
+            // A later record with a stored identity goes, whatever `objects` holds.
+            guard stored[key] == nil else {
+                result.removed.append(record)
+                continue
+            }
             stored[key] = record
-            storedSources[key] = currentSources[index]
+            storedSources[key] = currentSources[position]
             if let replacement = incoming[key] {
                 if replacement != record { result.updated.append(replacement) }
             } else {
@@ -174,7 +190,7 @@ public struct StoreWriter<Object: Hashable> {
                 return source.changed
             }
             records = ordered
-            positions = nil
+            index = nil
             hasChanges = true
         }
         return result
@@ -191,26 +207,35 @@ public struct StoreWriter<Object: Hashable> {
         if sources == nil { sources = recordSources }
     }
 
-    private mutating func index(of key: AnyHashable) -> Int? {
-        if positions == nil {
-            var built: [AnyHashable: Int] = [:]
-            built.reserveCapacity(records.count)
-            for (index, record) in records.enumerated() where built[identity.of(record)] == nil {
-                built[identity.of(record)] = index
-            }
-            positions = built
+    /// Removes the records at `positions`, in increasing order, and their sources.
+    private mutating func removeRecords(at positions: [Int]) {
+        for position in positions.reversed() {
+            records.remove(at: position)
+            sources?.remove(at: position)
         }
-        return positions?[key]
     }
 
-    private mutating func replace(at index: Int, with object: Object) {
+    private mutating func position(of key: AnyHashable) -> Int? {
+        if index == nil { index = IdentityIndex(records, identity: identity) }
+        return index?[key]
+    }
+
+    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
+    private mutating func replace(_ key: AnyHashable, at position: Int, with object: Object) {
+        let repeated = index?.repeated.contains(key) == true
+        guard records[position] != object || repeated else { return }
         trackSources()
-        if case .unchanged(let original) = sources![index] {
-            replacedOriginals[original] = records[index]
-            sources![index] = .changed(original)
+        if case .unchanged(let original) = sources![position] {
+            replacedOriginals[original] = records[position]
+            sources![position] = .changed(original)
         }
-        records[index] = object
-        onlyAppended = onlyAppended && index >= originalCount
+        records[position] = object
+        if repeated {
+            removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
+            index = nil
+        }
+        // The later records removed stand after `position`.
+        onlyAppended = onlyAppended && position >= originalCount
         hasChanges = true
     }
 }

@@ -64,7 +64,9 @@ extension Archive {
         let values = allValues()
         let existing = state.values.count
         let sources = (0..<values.count).map { $0 < existing ? RecordSource.unchanged($0) : .new }
-        if let rewrite = try rewrite(state, storedCount: existing, records: values, sources: sources, originals: [:]) {
+        if let rewrite = try rewriteKeepingUntouched(
+            state, storedCount: existing, records: values, sources: sources, originals: [:]
+        ) {
             return rewrite.bytes
         }
         return try encode(array: values)

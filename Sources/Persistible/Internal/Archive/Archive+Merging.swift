@@ -7,48 +7,143 @@ extension Archive {
     ///
     /// A file that does not exist receives `incoming` as written: a single value when `asSingleValue` is set,
     /// else the array without its duplicates. A file that cannot be read is left alone and the error thrown.
+    /// Values of an `Identifiable` type replace the stored value with their `id`, as ``mergeByIdentity`` says.
     ///
     /// An append to an array encodes only the new values and splices them into the file's bytes, so its cost is
     /// that of writing the file, not of decoding and encoding every value in it.
-    func merge(_ incoming: [Value], asSingleValue: Bool) throws {
-        try withWriteAccess { file in
+    ///
+    /// - Returns: How many values were added or replaced.
+    func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
+        let identity = RecordIdentity<Value>()
+        return try withWriteAccess { file in
             guard var state = try takeState(atPath: file.path) else {
-                let (values, members) = asSingleValue ? ([incoming[0]], [incoming[0]]) : Self.unique(incoming)
-                let bytes = asSingleValue ? try encode(values[0]) : try encode(array: values)
-                let identity = try file.write(bytes, durability: durability)
-                var state = ArchiveState(
-                    identity: identity, bytes: Data(), values: [], isSingleValue: asSingleValue,
-                    valuesAreDecoded: true, members: members
-                )
-                state.append(values, decodedFrom: bytes, by: self)
-                state.bytes = bytes
-                keep(state)
-                return
+                let values: [Value]
+                var members: Set<Value>?
+                if asSingleValue {
+                    values = [incoming[0]]
+                } else if identity.usesIdentifier {
+                    values = Self.applyingInOrder(incoming, identity: identity)
+                } else {
+                    (values, members) = Self.unique(incoming)
+                }
+                try write(asSingleValue ? .single(values[0]) : .array(values), to: file, members: members)
+                return values.count
+            }
+            if identity.usesIdentifier {
+                return try mergeByIdentity(incoming, into: &state, identity: identity, file: file)
             }
             var members = state.members.take() ?? Set(state.values)
             let additions = incoming.filter { members.insert($0).inserted }
             guard !additions.isEmpty else {
                 state.members = members
                 keep(state)
-                return
+                return 0
             }
-            let encoded = try encode(array: additions)
-            let bytes: Data
-            do {
-                // Scoped, so that `state.values` is the only reference again when it grows below.
-                let existing = state.values
-                bytes = try self.bytes(appending: encoded, to: &state, allValues: existing + additions)
-            }
-            state.identity = try file.write(bytes, durability: durability)
-            state.bytes = bytes
-            state.isSingleValue = false
-            state.stale = IndexSet()
+            try append(additions, to: &state, file: file)
             state.members = members
-            state.append(additions, decodedFrom: encoded, by: self)
-            // Positions are by a store's identity, which a save by value does not know: a store makes them anew.
-            state.positions = nil
+            // The index lacks the values just appended: the next write that needs it makes it anew.
+            state.index = nil
             keep(state)
+            return additions.count
         }
+    }
+
+    /// Saves values of an `Identifiable` type, one after the other: a value whose `id` is stored replaces the
+    /// first stored value with it, where it stands, and the later ones are removed; a value whose `id` is new is
+    /// appended. A single-value file whose value is replaced stays a single value.
+    ///
+    /// When every value is new the file is appended to, as a save by value is.
+    ///
+    /// - Returns: How many identities were added or had their stored values changed.
+    private func mergeByIdentity(
+        _ incoming: [Value],
+        into state: inout ArchiveState<Value>,
+        identity: RecordIdentity<Value>,
+        file: AtomicFile
+    ) throws -> Int {
+        var index = state.index.take() ?? IdentityIndex(state.values, identity: identity)
+        let storedCount = state.values.count
+        var appended: [Value] = []
+        var changed = Set<AnyHashable>()
+        var collapsed = Set<AnyHashable>()
+        for value in incoming {
+            let key = identity.of(value)
+            guard let position = index[key] else {
+                index.note(key, at: storedCount + appended.count)
+                appended.append(value)
+                changed.insert(key)
+                continue
+            }
+            if position >= storedCount {
+                appended[position - storedCount] = value
+                continue
+            }
+            let repeated = index.repeated.contains(key) && !collapsed.contains(key)
+            guard state.values[position] != value || repeated else { continue }
+            state.values[position] = value
+            changed.insert(key)
+            if repeated { collapsed.insert(key) }
+        }
+        guard !changed.isEmpty else {
+            state.index = index
+            keep(state)
+            return 0
+        }
+        guard changed.count > appended.count else {
+            // Only new values: the fast path.
+            if state.members != nil {
+                for value in appended { state.members?.insert(value) }
+            }
+            try append(appended, to: &state, file: file)
+            state.index = index
+            keep(state)
+            return changed.count
+        }
+        var values = state.values
+        state.values = []
+        values += appended
+        if !collapsed.isEmpty {
+            values = identity.keepingFirst(of: collapsed, in: values)
+            index = IdentityIndex(values, identity: identity)
+        }
+        let contents: PersistenceData<Value> = state.isSingleValue && values.count == 1
+            ? .single(values[0]) : .array(values)
+        try write(contents, to: file, index: index)
+        return changed.count
+    }
+
+    /// Writes `additions`, which the file does not hold, after the values of `state`, and adds them to `state`.
+    private func append(_ additions: [Value], to state: inout ArchiveState<Value>, file: AtomicFile) throws {
+        let encoded = try encode(array: additions)
+        let bytes: Data
+        do {
+            // Scoped, so that `state.values` is the only reference again when it grows below.
+            let existing = state.values
+            bytes = try self.bytes(appending: encoded, to: &state, allValues: existing + additions)
+        }
+        state.identity = try file.write(bytes, durability: durability)
+        state.bytes = bytes
+        state.isSingleValue = false
+        // Records that needed a default or a migration were written in the current format.
+        state.stale = IndexSet()
+        state.append(additions, decodedFrom: encoded, by: self)
+    }
+
+    /// `values` saved one after the other into no file: a value whose `id` came before replaces it there.
+    static func applyingInOrder(_ values: [Value], identity: RecordIdentity<Value>) -> [Value] {
+        var positions: [AnyHashable: Int] = [:]
+        var result: [Value] = []
+        result.reserveCapacity(values.count)
+        for value in values {
+            let key = identity.of(value)
+            if let position = positions[key] {
+                result[position] = value
+            } else {
+                positions[key] = result.count
+                result.append(value)
+            }
+        }
+        return result
     }
 
     /// How many values a save decodes again after writing them, so that what it remembers is what a later decode

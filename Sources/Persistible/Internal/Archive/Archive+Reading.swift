@@ -54,7 +54,14 @@ extension Archive {
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + state.values.count }))
             state.values += values
             for value in values { state.members?.insert(value) }
-            state.positions = nil
+            if state.index != nil {
+                let identity = RecordIdentity<Value>()
+                var position = state.values.count - values.count
+                for value in values {
+                    state.index?.note(identity.of(value), at: position)
+                    position += 1
+                }
+            }
             return state
         }
         let decoded = try decode(bytes)

@@ -1,0 +1,92 @@
+import Foundation
+
+// MARK: - Replacing
+
+extension Archive {
+    /// Runs `change` under the lock with what the file holds, `nil` when there is no file, and makes the file hold
+    /// the contents it returns, in one atomic write.
+    ///
+    /// Nothing is written when `change` returns no contents, returns what the file holds already, or throws; a
+    /// file that cannot be read is left alone and the error thrown before `change` runs. This is the one
+    /// read-modify-write that updates, overwrites and removals share.
+    func rewrite<Result>(
+        creatingDirectory: Bool = true,
+        _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
+    ) throws -> Result {
+        try withWriteAccess(creatingDirectory: creatingDirectory) { file in
+            let state = try takeState(atPath: file.path)
+            let contents: PersistenceData<Value>?
+            let result: Result
+            do {
+                (contents, result) = try change(state?.contents)
+            } catch {
+                if let state { keep(state) }
+                throw error
+            }
+            guard let contents, contents != state?.contents else {
+                if let state { keep(state) }
+                return result
+            }
+            try write(contents, to: file)
+            return result
+        }
+    }
+
+    /// Writes `contents` as the whole file, under the lock the caller holds, and remembers them as its state.
+    ///
+    /// - Parameters:
+    ///   - index: The index of `contents`' values by identity, when the caller has one.
+    ///   - members: The set of `contents`' values, when the caller has one.
+    func write(
+        _ contents: PersistenceData<Value>,
+        to file: AtomicFile,
+        index: IdentityIndex? = nil,
+        members: Set<Value>? = nil
+    ) throws {
+        let bytes: Data
+        let isSingleValue: Bool
+        switch contents {
+        case .single(let value):
+            bytes = try encode(value)
+            isSingleValue = true
+        case .array(let values):
+            bytes = try encode(array: values)
+            isSingleValue = false
+        }
+        let identity = try file.write(bytes, durability: durability)
+        var state = ArchiveState<Value>(
+            identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
+            members: members, index: index
+        )
+        state.append(contents.values, decodedFrom: bytes, by: self)
+        state.bytes = bytes
+        keep(state)
+    }
+
+    /// Reads the single value under the lock, or takes `defaultValue()` when there is no file, runs `body` on it
+    /// and writes the result as a single value, unless it is what the file holds; returns the result.
+    ///
+    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)`` and is left as it is.
+    func update(
+        default defaultValue: () throws -> Value,
+        _ body: (inout Value) throws -> Void
+    ) throws -> Value {
+        try rewrite { contents in
+            var value: Value
+            switch contents {
+            case nil: value = try defaultValue()
+            case .single(let stored): value = stored
+            case .array(let values): throw failure(.holdsArray(count: values.count))
+            }
+            try body(&value)
+            return (.single(value), value)
+        }
+    }
+
+    /// Makes the file hold exactly `contents`; writes nothing when it does already.
+    ///
+    /// - Returns: Whether the file was written.
+    func overwrite(with contents: PersistenceData<Value>) throws -> Bool {
+        try rewrite { current in (contents, contents != current) }
+    }
+}

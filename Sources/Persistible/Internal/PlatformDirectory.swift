@@ -1,0 +1,67 @@
+import Foundation
+
+/// The platform's directories for each kind of file, before an application's folder is added.
+enum PlatformDirectory {
+    enum Kind {
+        case data
+        case configuration
+        case caches
+    }
+
+    /// The application's folder when none is named: the bundle identifier, else the executable's name.
+    static var defaultApplication: String {
+        Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    }
+
+    /// Where files of `kind` for `application` go.
+    static func url(for kind: Kind, application: String) -> URL {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        // Every directory here is in the app's own container already, so no application folder is added; data
+        // stays in Documents, where earlier versions of this code wrote, so that files saved by them are found.
+        let fileManager = FileManager.default
+        let search: FileManager.SearchPathDirectory
+        switch kind {
+        case .data: search = .documentDirectory
+        case .configuration: search = .applicationSupportDirectory
+        case .caches: search = .cachesDirectory
+        }
+        return fileManager.urls(for: search, in: .userDomainMask).first ?? fileManager.temporaryDirectory
+        #elseif os(macOS)
+        let fileManager = FileManager.default
+        let root: URL
+        switch kind {
+        case .data, .configuration:
+            root = fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
+        case .caches:
+            root = fileManager.urls(for: .cachesDirectory, in: .userDomainMask).first
+                ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Caches")
+        }
+        return root.appendingPathComponent(application, isDirectory: true)
+        #else
+        // The XDG base directories. FileManager's applicationSupportDirectory is the XDG data root itself here,
+        // shared by every program, so the program's own folder is added below it; and FileManager's home
+        // directory comes from the user database and ignores $HOME, which XDG tools honor.
+        let (variable, fallback): (String, String)
+        switch kind {
+        case .data: (variable, fallback) = ("XDG_DATA_HOME", ".local/share")
+        case .configuration: (variable, fallback) = ("XDG_CONFIG_HOME", ".config")
+        case .caches: (variable, fallback) = ("XDG_CACHE_HOME", ".cache")
+        }
+        let root: URL
+        if let value = absolutePath(inEnvironment: variable) {
+            root = URL(fileURLWithPath: value, isDirectory: true)
+        } else {
+            let home = absolutePath(inEnvironment: "HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
+            root = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(fallback, isDirectory: true)
+        }
+        return root.appendingPathComponent(application, isDirectory: true)
+        #endif
+    }
+
+    /// The environment variable's value, if it is set to an absolute path; the XDG rule for every variable here.
+    static func absolutePath(inEnvironment name: String) -> String? {
+        guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+// MARK: - Update
+
+extension Persistible where Self: Codable & Hashable {
+    /// Changes the single value the file holds, or `defaultValue` when nothing has been saved yet, and saves the
+    /// result in place of it; the read-modify-write that settings need.
+    ///
+    /// Under the file's lock, it reads the stored value (or takes `defaultValue` when there is no file), runs
+    /// `body` on it and writes the result as a single value, in one atomic write. Because the lock is held from the
+    /// read to the write, updates from other threads and processes are applied one after the other and none is
+    /// lost: two processes that each increment a counter 500 times leave it at 1,000.
+    ///
+    /// Nothing is written if `body` throws, or if it leaves the value equal to the stored one. When there is no
+    /// file the result is written even if it equals `defaultValue`, so that a choice the user made stays made
+    /// when a later version changes the default.
+    ///
+    /// ```swift
+    /// let settings = try Settings.update(default: Settings()) { settings in
+    ///     settings.fontSize += 2
+    /// }
+    /// ```
+    ///
+    /// `body` runs while the lock is held: keep it short, and do not save, update or delete this type's file from
+    /// it (loading is fine), or it waits for itself.
+    ///
+    /// - Parameters:
+    ///   - defaultValue: The value to start from when there is no file; evaluated only then.
+    ///   - body: Changes the value.
+    /// - Returns: The value the file holds afterwards.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
+    ///   array, ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``,
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the result, and
+    ///   ``PersistenceError/Reason/readFailed(operation:errno:)``,
+    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
+    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; or what `defaultValue` or
+    ///   `body` throws. The file is then as it was.
+    @discardableResult
+    public static func update(
+        default defaultValue: @autoclosure () throws -> Self,
+        _ body: (inout Self) throws -> Void
+    ) throws -> Self {
+        try archive().update(default: defaultValue, body)
+    }
+}
+
+// MARK: - Overwrite
+
+extension Persistible where Self: Codable & Hashable {
+    /// Makes the file hold exactly this value, as a single value, whatever value or array it held.
+    ///
+    /// It replaces what a readable file holds, under the lock and in one atomic write; it writes nothing when the
+    /// file holds exactly this value already. A file that cannot be read is never replaced: move it aside or
+    /// delete it with ``deleteFile()`` first.
+    ///
+    /// ```swift
+    /// try Settings(theme: "dark", fontSize: 14).overwriteFile()
+    /// ```
+    ///
+    /// - Throws: ``PersistenceError`` in the same cases as ``saveToFile()``, including
+    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` for a file that does not hold `Self` or
+    ///   `[Self]`, which is left as it is.
+    public func overwriteFile() throws {
+        _ = try Self.archive().overwrite(with: .single(self))
+    }
+}
+
+extension Array where Element: Persistible & Codable & Hashable {
+    /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
+    ///
+    /// Of several values with one identity (one `id` for an `Identifiable` type, else equal values) the first is
+    /// kept, as ``Store/replaceAll(with:)-(Sequence<Object>)`` does. An empty array leaves the file holding an empty array, `[]`,
+    /// rather than deleting it. Nothing is written when the file holds exactly these values already.
+    ///
+    /// ```swift
+    /// try [maame, sam].overwriteFile() // The file holds [maame, sam], whatever it held.
+    /// ```
+    ///
+    /// The write is atomic and locked, as ``Persistible/saveToFile()`` describes, and a file that cannot be read
+    /// is never replaced.
+    ///
+    /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/overwriteFile()``.
+    public func overwriteFile() throws {
+        let identity = RecordIdentity<Element>()
+        var seen = Set<AnyHashable>()
+        let values = filter { seen.insert(identity.of($0)).inserted }
+        _ = try Element.archive().overwrite(with: .array(values))
+    }
+}

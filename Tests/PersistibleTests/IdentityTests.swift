@@ -1,0 +1,185 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Values of `Identifiable` types in the article API, and files that hold one identity several times.
+@Suite struct IdentityTests {
+    @Test func savingAnEditedValueReplacesItAndASingleValueStaysSingle() throws {
+        try inTemporaryDirectory { _ throws in
+            var todo = Todo(id: 1, title: "milk")
+            #expect(try todo.saveToFile())
+            todo.done = true
+            #expect(try todo.saveToFile())
+            #expect(try Todo.load() == .single(todo))
+            #expect(try todo.saveToFile() == false)
+            #expect(try Todo.loadFromFile() == todo)
+        }
+    }
+
+    @Test func savingAnEditedValueKeepsItsPositionInAnArray() throws {
+        try inTemporaryDirectory { _ throws in
+            let milk = Todo(id: 1, title: "milk")
+            let bread = Todo(id: 2, title: "bread")
+            let eggs = Todo(id: 3, title: "eggs")
+            #expect(try [milk, bread, eggs].saveToFile() == 3)
+            var edited = bread
+            edited.done = true
+            #expect(try edited.saveToFile())
+            #expect(try Todo.load() == .array([milk, edited, eggs]))
+
+            // An array save replaces each stored id and appends new ones in order; it counts both.
+            let butter = Todo(id: 4, title: "butter")
+            let renamed = Todo(id: 1, title: "oat milk")
+            #expect(try [butter, renamed, eggs].saveToFile() == 2)
+            #expect(try Todo.load() == .array([renamed, edited, eggs, butter]))
+            #expect(try [butter, renamed].saveToFile() == 0)
+        }
+    }
+
+    @Test func aNewValueSavedOverASingleValueMakesAnArray() throws {
+        try inTemporaryDirectory { _ throws in
+            try Todo(id: 1, title: "milk").saveToFile()
+            try Todo(id: 2, title: "bread").saveToFile()
+            #expect(try Todo.load() == .array([Todo(id: 1, title: "milk"), Todo(id: 2, title: "bread")]))
+        }
+    }
+
+    @Test func ofTwoValuesWithOneIDInASavedArrayTheLaterIsKept() throws {
+        try inTemporaryDirectory { _ throws in
+            let first = Todo(id: 1, title: "first")
+            let later = Todo(id: 1, title: "later")
+            try [first, Todo(id: 2, title: "two"), later].saveToFile()
+            #expect(try Todo.loadListFromFile() == [later, Todo(id: 2, title: "two")])
+
+            try [Todo(id: 3, title: "three"), Todo(id: 3, title: "three, edited")].saveToFile()
+            #expect(try Todo.loadListFromFile().last == Todo(id: 3, title: "three, edited"))
+        }
+    }
+
+    @Test func valuesThatAreNotIdentifiableKeepTheArticlesRule() throws {
+        try inTemporaryDirectory { _ throws in
+            #expect(try Settings().saveToFile())
+            #expect(try Settings().saveToFile() == false)
+            #expect(try Settings(fontSize: 14).saveToFile())
+            #expect(try Settings.load() == .array([Settings(), Settings(fontSize: 14)]))
+            #expect(try [Settings(), Settings(fontSize: 16), Settings(fontSize: 16)].saveToFile() == 1)
+        }
+    }
+
+    // MARK: - One identity stored several times
+
+    /// How a file that holds one identity several times is changed, through each API.
+    enum Interface: String, CaseIterable, Sendable {
+        case article
+        case store
+
+        func save(_ todo: Todo) throws {
+            switch self {
+            case .article: try todo.saveToFile()
+            case .store: try FileStore<Todo>().insert(todo)
+            }
+        }
+
+        func remove(_ todo: Todo) throws {
+            switch self {
+            case .article: try todo.removeFromFile()
+            case .store: try FileStore<Todo>().delete(todo)
+            }
+        }
+
+        func all() throws -> [Todo] {
+            switch self {
+            case .article: try Todo.loadListFromFile()
+            case .store: try FileStore<Todo>().all()
+            }
+        }
+    }
+
+    private let first = Todo(id: 1, title: "first")
+    private let other = Todo(id: 2, title: "other")
+    private let second = Todo(id: 1, title: "second")
+
+    /// Writes a file, as an older version or another tool may, that holds the id 1 twice.
+    private func writeRepeatedIdentity() throws {
+        try JSONEncoder().encode([first, other, second]).write(to: Todo.archiveUrl)
+    }
+
+    @Test(arguments: Interface.allCases)
+    func readsReturnWhatIsStored(_ interface: Interface) throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            #expect(try interface.all() == [first, other, second])
+        }
+    }
+
+    @Test(arguments: Interface.allCases)
+    func removingRemovesEveryValueWithTheIdentity(_ interface: Interface) throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            try interface.remove(Todo(id: 1, title: "whatever"))
+            #expect(try Todo.loadListFromFile() == [other])
+        }
+    }
+
+    @Test(arguments: Interface.allCases)
+    func savingReplacesTheFirstAndRemovesTheLaterOnes(_ interface: Interface) throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            let edited = Todo(id: 1, title: "edited")
+            try interface.save(edited)
+            #expect(try Todo.loadListFromFile() == [edited, other])
+        }
+    }
+
+    @Test(arguments: Interface.allCases)
+    func savingTheFirstValueAgainStillRemovesTheLaterOnes(_ interface: Interface) throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            try interface.save(first)
+            #expect(try Todo.loadListFromFile() == [first, other])
+        }
+    }
+
+    @Test func aStoresUpdateReplacesTheFirstAndRemovesTheLaterOnes() throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            let edited = Todo(id: 1, title: "edited")
+            try FileStore<Todo>().update(edited)
+            #expect(try Todo.loadListFromFile() == [edited, other])
+        }
+    }
+
+    @Test func aWriteBlockSeesTheFirstRecordAndChangesLikeTheStore() throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            let third = Todo(id: 3, title: "third")
+            try FileStore<Todo>().write { writer in
+                #expect(writer.record(matching: Todo(id: 1, title: "")) == first)
+                writer.insert(third)
+                writer.delete(other)
+            }
+            #expect(try Todo.loadListFromFile() == [first, second, third])
+            let changes = try FileStore<Todo>().synchronize(with: [first, third])
+            #expect(changes.removed == [second])
+            #expect(try Todo.loadListFromFile() == [first, third])
+        }
+    }
+}
+
+/// Values another process appends are found by `id` by the next save here.
+@Suite struct IdentityAcrossProcessesTests {
+    @Test func aValueAnotherProcessAppendedIsReplacedNotDuplicated() throws {
+        try inTemporaryDirectory { directory in
+            // This process knows the file, and where each id stands, before the other one appends.
+            try StressRecord(id: "here").saveToFile()
+            try StressRecord(id: "here-2").saveToFile()
+            let child = try ChildProcess.run("StressWriter", ["append", directory.path, "there", "2"])
+            #expect(child.status == 0, "\(child.errors)")
+            var edited = StressRecord(id: "there-1")
+            edited.payload = "edited"
+            #expect(try edited.saveToFile())
+            #expect(try StressRecord.loadListFromFile().map(\.id) == ["here", "here-2", "there-0", "there-1"])
+            #expect(try StressRecord.loadListFromFile().last == edited)
+        }
+    }
+}
