@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    @Test func oldCodeReplacingRemovingAndOverwritingValuesKeepsTheNewField() throws {
+        try inTemporaryDirectory { _ in
+            _ = try install("added-field-v2", as: AddedField.V1.self)
+            // A save of a stored id replaces that value where it stands.
+            _ = try AddedField.V1(id: "b", title: "Call Amy back").saveToFile()
+            #expect(try bytes(of: AddedField.V1.self) == edited("added-field-v2", "Call Amy", "Call Amy back"))
+            _ = try [AddedField.V1(id: "a", title: "Buy oat milk"), AddedField.V1(id: "d", title: "New")].saveToFile()
+            #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [2, 0, 5, 0])
+            _ = try AddedField.V1(id: "c", title: "Water plants").removeFromFile()
+            #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [2, 0, 0])
+            try [AddedField.V1(id: "b", title: "Call Amy back"), AddedField.V1(id: "a", title: "Buy oat milk")]
+                .overwriteFile()
+            #expect(try AddedField.V2.loadListFromFile().map(\.id) == ["b", "a"])
+            #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [0, 2])
+        }
+    }
+
     @Test func oldCodeKeepsAnOptionalItDoesNotKnow() throws {
         try inTemporaryDirectory { _ in
             _ = try install("optional-added-v2", as: OptionalAdded.V1.self)

@@ -144,6 +144,37 @@ extension Archive {
         return Rewrite(bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix)
     }
 
+    /// The bytes for `values` replacing the records of `state`, found by identity: a record equal to the stored one
+    /// with its identity keeps its stored bytes, one that differs keeps its unknown keys, others are new.
+    ///
+    /// For writes that know only the values before and after, not what changed in between; every record's
+    /// identity is hashed once, which costs far less than encoding them all.
+    ///
+    /// - Parameter original: The value the stored record at a position held when read.
+    func rewriteKeepingUntouched(
+        _ values: [Value], replacing state: ArchiveState<Value>, storedCount: Int, original: (Int) -> Value
+    ) throws(PersistenceError) -> Rewrite? {
+        guard storedCount > 0, !values.isEmpty else { return nil }
+        let identity = RecordIdentity<Value>()
+        var stored: [AnyHashable: Int] = [:]
+        stored.reserveCapacity(storedCount)
+        for position in 0..<storedCount where stored[identity.of(original(position))] == nil {
+            stored[identity.of(original(position))] = position
+        }
+        var used = Set<Int>()
+        var originals: [Int: Value] = [:]
+        let sources = values.map { value -> RecordSource in
+            guard let position = stored[identity.of(value)], used.insert(position).inserted else { return .new }
+            let read = original(position)
+            guard read != value else { return .unchanged(position) }
+            originals[position] = read
+            return .changed(position)
+        }
+        return try rewriteKeepingUntouched(
+            state, storedCount: storedCount, records: values, sources: sources, originals: originals
+        )
+    }
+
     /// Values encoded together as an array, and each element's range in the bytes.
     private func encodedElements(
         _ values: [Value]

@@ -66,6 +66,8 @@ extension Archive {
         var appended: [Value] = []
         var changed = Set<AnyHashable>()
         var collapsed = Set<AnyHashable>()
+        // What each replaced record held when read, so that the write can keep the keys its type does not know.
+        var replaced: [Int: Value] = [:]
         for value in incoming {
             let key = identity.of(value)
             guard let position = index[key] else {
@@ -80,6 +82,7 @@ extension Archive {
             }
             let repeated = index.repeated.contains(key) && !collapsed.contains(key)
             guard state.values[position] != value || repeated else { continue }
+            if replaced[position] == nil { replaced[position] = state.values[position] }
             state.values[position] = value
             changed.insert(key)
             if repeated { collapsed.insert(key) }
@@ -101,6 +104,7 @@ extension Archive {
         }
         var values = state.values
         state.values = []
+        let stored = values
         values += appended
         if !collapsed.isEmpty {
             values = identity.keepingFirst(of: collapsed, in: values)
@@ -108,7 +112,7 @@ extension Archive {
         }
         let contents: PersistenceData<Value> = state.isSingleValue && values.count == 1
             ? .single(values[0]) : .array(values)
-        try write(contents, to: file, index: index)
+        try write(contents, to: file, index: index, replacing: (state, stored.count, { replaced[$0] ?? stored[$0] }))
         return changed.count
     }
 

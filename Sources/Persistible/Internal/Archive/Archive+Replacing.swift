@@ -27,7 +27,10 @@ extension Archive {
                 if let state { keep(state) }
                 return result
             }
-            try write(contents, to: file)
+            // Records the change left as they were keep their stored bytes, and changed ones their unknown keys.
+            try write(contents, to: file, replacing: state.map { state in
+                (state, state.values.count, { state.values[$0] })
+            })
             return result
         }
     }
@@ -37,20 +40,32 @@ extension Archive {
     /// - Parameters:
     ///   - index: The index of `contents`' values by identity, when the caller has one.
     ///   - members: The set of `contents`' values, when the caller has one.
+    ///   - previous: The file's state as read, how many records it holds, and the value each of them held when
+    ///     read: when given, an array keeps the stored bytes of the records it leaves as they were (see
+    ///     ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
     func write(
         _ contents: PersistenceData<Value>,
         to file: AtomicFile,
         index: IdentityIndex? = nil,
-        members: Set<Value>? = nil
+        members: Set<Value>? = nil,
+        replacing previous: (state: ArchiveState<Value>, count: Int, original: (Int) -> Value)? = nil
     ) throws {
-        let bytes: Data
+        var bytes: Data
         let isSingleValue: Bool
+        var ranges: [Range<Int>]?
         switch contents {
         case .single(let value):
             bytes = try encode(value)
             isSingleValue = true
         case .array(let values):
-            bytes = try encode(array: values)
+            if let previous, let rewrite = try rewriteKeepingUntouched(
+                values, replacing: previous.state, storedCount: previous.count, original: previous.original
+            ) {
+                bytes = rewrite.bytes
+                ranges = rewrite.ranges
+            } else {
+                bytes = try encode(array: values)
+            }
             isSingleValue = false
         }
         let identity = try file.write(bytes, durability: durability)
@@ -60,6 +75,7 @@ extension Archive {
         )
         state.append(contents.values, decodedFrom: bytes, by: self)
         state.bytes = bytes
+        state.recordRanges = ranges
         keep(state)
     }
 
