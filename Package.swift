@@ -16,12 +16,14 @@ let package = Package(
             name: "PersistibleTests",
             // The executables are dependencies so that they are built next to the test binary,
             // where the process tests start them.
-            dependencies: ["Persistible", "PersonDemo", "StressWriter", "SettingsWriter"]
+            dependencies: ["Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "PersistibleProbe"]
         ),
         // A child process for the crash, contention and failed-write tests.
         .executableTarget(name: "StressWriter", dependencies: ["Persistible"], path: "Tests/StressWriter"),
         // A child process for the update contention and directory tests.
         .executableTarget(name: "SettingsWriter", dependencies: ["Persistible"], path: "Tests/SettingsWriter"),
+        // A child process for the tests of special files, other users' permissions and injected faults.
+        .executableTarget(name: "PersistibleProbe", dependencies: ["Persistible"], path: "Tests/Probe"),
 
         // Examples
         .executableTarget(name: "PersonDemo", dependencies: ["Persistible"], path: "Examples/PersonDemo"),

@@ -92,6 +92,7 @@ extension Persistible {
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,
+            lockTimeout: archiveLockTimeout,
             caches: false
         )
         try archive.delete()
