@@ -7,9 +7,10 @@ enum Command {
     case childAppend(ChildAppender.Arguments)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--output DIR]
-          --quick        fewer repetitions and smaller files: a smoke test of a few seconds
-          --output DIR   where results.md and append.svg go (default: .build/benchmarks)
+        usage: PersistibleBenchmarks [--quick] [--only crowded] [--output DIR]
+          --quick          fewer repetitions and smaller files: a smoke test of a few seconds
+          --only crowded   only the crowded-directory workload
+          --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -42,6 +43,11 @@ enum Command {
             switch argument {
             case "--quick":
                 settings.quick = true
+            case "--only":
+                guard remaining.popFirst() == "crowded" else {
+                    throw UsageError(description: "--only expects crowded")
+                }
+                settings.onlyCrowded = true
             case "--output":
                 guard let directory = remaining.popFirst() else {
                     throw UsageError(description: "--output expects a directory")
@@ -60,6 +66,7 @@ enum Command {
 
 struct Settings {
     var quick = false
+    var onlyCrowded = false
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }

@@ -22,7 +22,10 @@ enum Runner {
             // Both the package and the article's reference write into the sandbox, and nowhere else.
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
-                    try measure(plan: plan, sandbox: sandbox, into: &results)
+                    if !settings.onlyCrowded {
+                        try measure(plan: plan, sandbox: sandbox, into: &results)
+                    }
+                    try measureCrowded(plan: plan, sandbox: sandbox, into: &results)
                 }
             }
         } catch {
@@ -80,6 +83,14 @@ enum Runner {
         }
         progress("store write, \(formatCount(plan.storeWriteChanges)) inserts onto \(formatCount(plan.storeWriteRecords)) records")
         results.storeWrite.append(try StoreWriteWorkload(sandbox: sandbox, plan: plan).run())
+    }
+
+    private static func measureCrowded(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
+        let crowded = CrowdedWorkload(sandbox: sandbox, plan: plan)
+        for durable in [false, true] {
+            progress("crowded directory, \(formatCount(plan.crowdedFiles)) files, \(durable ? "durable" : "no-sync")")
+            results.crowded.append(try crowded.run(durable: durable))
+        }
     }
 
     private static func write(markdown: String, chart: String, to directory: URL) throws {

@@ -150,11 +150,15 @@ struct AtomicFile {
         let ownProcess = getpid()
         let hourAgo = time(nil) - 3600
         var clean = true
+        // Most entries are other files: they are told apart by their first bytes, without making a String of each.
+        let prefix = Array(temporaryPrefix.utf8CString.dropLast())
         while let entry = readdir(stream) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            let entryName: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let name = raw.bindMemory(to: CChar.self).baseAddress!
+                guard strncmp(name, prefix, prefix.count) == 0 else { return nil }
+                return String(cString: name)
             }
-            guard let owner = owner(ofTemporary: entryName) else { continue }
+            guard let entryName, let owner = owner(ofTemporary: entryName) else { continue }
             let candidate = directory + "/" + entryName
             var status = stat()
             guard lstat(candidate, &status) == 0 else { continue }
