@@ -226,7 +226,7 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: Impatient.archiveUrl.path), "nothing was written")
 
             #expect(holder.nextLine(within: 0) == nil)
-            holder.child.input.fileHandleForWriting.write(Data("\n".utf8))
+            holder.post("")
             #expect(holder.nextLine() == "released")
             try Impatient(value: 1).saveToFile()
             #expect(try Impatient.loadListFromFile() == [Impatient(value: 1)])

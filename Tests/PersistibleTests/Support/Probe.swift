@@ -2,11 +2,14 @@ import Foundation
 
 /// A PersistibleProbe child process, driven one command at a time; see Tests/Probe for its commands.
 final class Probe {
-    let child: ChildProcess
+    private let child: ChildProcess
     private var pending = Data()
 
     /// Starts a probe on `directory`, as the user `user` (uid and gid) when given, with `environment` added.
     init(directory: String, user: (uid: UInt32, gid: UInt32)? = nil, environment: [String: String] = [:]) throws {
+        // A probe that dies, as one that traps does, must fail its test, not kill the test process with SIGPIPE
+        // when the next command is written to it; the write then fails with EPIPE, which is ignored.
+        signal(SIGPIPE, SIG_IGN)
         let userArguments = user.map { ["--user", "\($0.uid):\($0.gid)"] } ?? []
         child = try ChildProcess("PersistibleProbe", userArguments + [directory], environment: environment, input: true)
     }
@@ -16,8 +19,13 @@ final class Probe {
     /// Sends `command` and returns the line the probe answers, or `nil` if none comes within `seconds`: a probe
     /// that hangs fails the test instead of stalling the run.
     func send(_ command: String, within seconds: Double = 30) -> String? {
-        child.input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        post(command)
         return nextLine(within: seconds)
+    }
+
+    /// Sends a line without waiting for an answer: the line that ends a "hold".
+    func post(_ line: String) {
+        try? child.input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// The next line the probe prints, or `nil` if none comes within `seconds`.
@@ -44,7 +52,7 @@ final class Probe {
 
     /// Ends the probe: asks it to exit, and kills it if it has not within `seconds`.
     func finish(within seconds: Double = 30) {
-        child.input.fileHandleForWriting.write(Data("exit\n".utf8))
+        post("exit")
         try? child.input.fileHandleForWriting.close()
         let deadline = Date(timeIntervalSinceNow: seconds)
         while child.process.isRunning, deadline.timeIntervalSinceNow > 0 {
