@@ -249,3 +249,24 @@ import Testing
         }
     }
 }
+
+/// A directory made append-only with `chattr +a`, where nothing can be renamed over or removed.
+@Suite struct AppendOnlyDirectoryTests {
+    @Test(.enabled(if: geteuid() == 0, "chattr +a needs root"))
+    func aSaveInAnAppendOnlyDirectoryFailsBeforeMakingATemporary() throws {
+        let directory = try TemporaryDirectory()
+        try withArchiveDirectory(directory.url) { try sam.saveToFile() }
+        let before = try Data(contentsOf: directory.file("person_data.json"))
+        guard try ChildProcess.run("/usr/bin/chattr", ["+a", directory.path]).status == 0 else {
+            print("Skipped: this file system does not support chattr +a")
+            return
+        }
+        defer { _ = try? ChildProcess.run("/usr/bin/chattr", ["-a", directory.path]) }
+
+        let error = withArchiveDirectory(directory.url) { persistenceError { try amy.saveToFile() } }
+
+        #expect(error?.reason == .writeFailed(operation: "check append-only directory", errno: EPERM))
+        #expect(try Data(contentsOf: directory.file("person_data.json")) == before)
+        #expect(try directory.temporaries() == [])
+    }
+}

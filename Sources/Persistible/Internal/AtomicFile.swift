@@ -89,6 +89,9 @@ struct AtomicFile {
     ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
     @discardableResult
     func write(_ bytes: Data, durability: Durability) throws -> FileIdentity {
+        guard !DirectoryFlags.isAppendOnly(atPath: directory) else {
+            throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
+        }
         var existing = stat()
         let replacing = stat(path, &existing) == 0
         let temporary = temporaryPath()
