@@ -133,6 +133,18 @@ import Testing
         #expect(answers == ["ok", "root,member"])
     }
 
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aUserCanStillSaveInTheirDirectoryAfterRootSavedThere() throws {
+        let directory = try TemporaryDirectory()
+        #expect(chmod(directory.path, 0o755) == 0)
+        let home = directory.file("home")
+        #expect(mkdir(home.path, 0o700) == 0)
+        #expect(chown(home.path, otherUser.uid, otherUser.gid) == 0)
+        #expect(try Probe.run(["save root"], in: home.path) == ["ok"])
+
+        #expect(try Probe.run(["save user", "load"], in: home.path, user: otherUser) == ["ok", "root,user"])
+    }
+
     @Test(.enabled(if: geteuid() == 0, "only root can give a file to another owner"))
     func aRootOwnedPrivateFileInASetgidDirectoryKeepsItsGroup() throws {
         let directory = try TemporaryDirectory()

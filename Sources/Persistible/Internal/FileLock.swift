@@ -77,16 +77,20 @@ struct FileLock {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
         var directory = stat()
-        if status.st_uid == geteuid(), stat((path as NSString).deletingLastPathComponent, &directory) == 0 {
-            // A lock file made before its directory was shared, or by an earlier version, is brought in line by
-            // its owner; failures leave it as it was, which is no worse.
-            if created, status.st_gid != directory.st_gid {
-                _ = fchown(descriptor, uid_t.max, directory.st_gid)
-            }
-            let mode = (directory.st_mode & 0o222) * 3
-            if status.st_mode & 0o7777 != mode {
-                _ = fchmod(descriptor, mode)
-            }
+        guard stat((path as NSString).deletingLastPathComponent, &directory) == 0 else { return descriptor }
+        // Failures below leave the lock file as it was, which is no worse.
+        if created {
+            // Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a
+            // root process saving in a user's directory does not lock the user out of it.
+            _ = geteuid() == 0
+                ? fchown(descriptor, directory.st_uid, directory.st_gid)
+                : fchown(descriptor, uid_t.max, directory.st_gid)
+        }
+        // A lock file made before its directory was shared, or by an earlier version, is brought in line by its
+        // owner.
+        let mode = (directory.st_mode & 0o222) * 3
+        if status.st_uid == geteuid() || geteuid() == 0, status.st_mode & 0o7777 != mode {
+            _ = fchmod(descriptor, mode)
         }
         return descriptor
     }
