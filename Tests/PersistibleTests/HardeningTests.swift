@@ -121,6 +121,15 @@ import Testing
         return shared
     }
 
+    /// A private directory of the other user's, inside a directory that user can reach.
+    private func otherUsersDirectory(in directory: borrowing TemporaryDirectory) throws -> URL {
+        #expect(chmod(directory.path, 0o755) == 0)
+        let own = directory.file("own")
+        #expect(mkdir(own.path, 0o700) == 0)
+        #expect(chown(own.path, otherUser.uid, otherUser.gid) == 0)
+        return own
+    }
+
     @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
     func anotherMemberOfTheGroupCanSaveInASharedDirectory() throws {
         let directory = try TemporaryDirectory()
@@ -136,10 +145,7 @@ import Testing
     @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
     func aUserCanStillSaveInTheirDirectoryAfterRootSavedThere() throws {
         let directory = try TemporaryDirectory()
-        #expect(chmod(directory.path, 0o755) == 0)
-        let home = directory.file("home")
-        #expect(mkdir(home.path, 0o700) == 0)
-        #expect(chown(home.path, otherUser.uid, otherUser.gid) == 0)
+        let home = try otherUsersDirectory(in: directory)
         #expect(try Probe.run(["save root"], in: home.path) == ["ok"])
 
         #expect(try Probe.run(["save user", "load"], in: home.path, user: otherUser) == ["ok", "root,user"])
@@ -166,10 +172,7 @@ import Testing
     @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
     func aDirectoryThatCannotBeFlushedSaysTheContentsAreInPlaceAndARetryFlushes() throws {
         let directory = try TemporaryDirectory()
-        #expect(chmod(directory.path, 0o755) == 0)
-        let writable = directory.file("writable")
-        #expect(mkdir(writable.path, 0o700) == 0)
-        #expect(chown(writable.path, otherUser.uid, otherUser.gid) == 0)
+        let writable = try otherUsersDirectory(in: directory)
         let probe = try Probe(directory: writable.path, user: otherUser)
         defer { probe.finish() }
         #expect(probe.send("save one") == "ok")
