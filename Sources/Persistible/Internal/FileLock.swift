@@ -59,11 +59,16 @@ struct FileLock {
     /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
     private func open() throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        var created = true
-        var descriptor = retryingOnInterrupt { Foundation.open(path, flags | O_CREAT | O_EXCL, 0o600) }
-        if descriptor < 0, errno == EEXIST {
-            created = false
-            descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
+        // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
+        // make it opens the winner's.
+        var created = false
+        var descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
+        if descriptor < 0, errno == ENOENT {
+            descriptor = retryingOnInterrupt { Foundation.open(path, flags | O_CREAT | O_EXCL, 0o600) }
+            created = descriptor >= 0
+            if descriptor < 0, errno == EEXIST {
+                descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
+            }
         }
         guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
         var status = stat()
