@@ -67,11 +67,11 @@ public protocol Persistible {
     /// The default is ``Durability/full``.
     static var archiveDurability: Durability { get }
 
-    /// How long a save or a delete may wait for another writer to let go of the file's lock.
+    /// How long an operation that writes or deletes the file may wait for another writer to let go of its lock.
     ///
     /// The default, `nil`, waits as long as it takes, which is what keeps every save: a writer holds the lock only
     /// while it reads, merges and writes the file. Return a duration to bound the wait, for example when another
-    /// program may lock the file and then stall; a save that waits that long throws
+    /// program may lock the file and then stall; a save, delete or edit that waits that long throws
     /// ``PersistenceError/Reason/lockHeld(processID:)``, naming the process that holds the lock where the system
     /// can tell, and writes nothing. The wait polls the lock, at most every 50 milliseconds.
     ///
