@@ -16,7 +16,9 @@ let package = Package(
             name: "PersistibleTests",
             // The executables are dependencies so that they are built next to the test binary,
             // where the process tests start them.
-            dependencies: ["Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "VersionedWriter"],
+            dependencies: [
+                "Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "PersistibleProbe", "VersionedWriter",
+            ],
             // Files earlier versions wrote, read by path: they are evidence, not resources to ship.
             exclude: ["Fixtures"]
         ),
@@ -24,6 +26,8 @@ let package = Package(
         .executableTarget(name: "StressWriter", dependencies: ["Persistible"], path: "Tests/StressWriter"),
         // A child process for the update contention and directory tests.
         .executableTarget(name: "SettingsWriter", dependencies: ["Persistible"], path: "Tests/SettingsWriter"),
+        // A child process for the tests of special files, other users' permissions and injected faults.
+        .executableTarget(name: "PersistibleProbe", dependencies: ["Persistible"], path: "Tests/Probe"),
         // Two versions of one model writing the same file, for the model evolution tests.
         .executableTarget(name: "VersionedWriter", dependencies: ["Persistible"], path: "Tests/VersionedWriter"),
 

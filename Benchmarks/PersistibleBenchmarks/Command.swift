@@ -7,10 +7,10 @@ enum Command {
     case childAppend(ChildAppender.Arguments)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--only evolution] [--output DIR]
-          --quick        fewer repetitions and smaller files: a smoke test of a few seconds
-          --only NAME    run one group of workloads: evolution
-          --output DIR   where results.md and append.svg go (default: .build/benchmarks)
+        usage: PersistibleBenchmarks [--quick] [--only crowded|evolution] [--output DIR]
+          --quick          fewer repetitions and smaller files: a smoke test of a few seconds
+          --only NAME      only one group of workloads: crowded (the crowded-directory append) or evolution
+          --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -49,8 +49,8 @@ enum Command {
                 }
                 settings.outputDirectory = URL(fileURLWithPath: directory, isDirectory: true)
             case "--only":
-                guard let name = remaining.popFirst(), name == "evolution" else {
-                    throw UsageError(description: "--only expects evolution")
+                guard let name = remaining.popFirst(), ["crowded", "evolution"].contains(name) else {
+                    throw UsageError(description: "--only expects crowded or evolution")
                 }
                 settings.only = name
             case "--help", "-h":
@@ -66,7 +66,7 @@ enum Command {
 
 struct Settings {
     var quick = false
-    /// One group of workloads to run instead of all of them.
+    /// One group of workloads to run instead of all of them: "crowded" or "evolution".
     var only: String?
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 

@@ -66,6 +66,14 @@ struct StoreWriteResult {
     var singles: Samples
 }
 
+/// One append to a small file in a directory of `files` other files, against the same in an empty directory.
+struct CrowdedResult {
+    var durable: Bool
+    var files: Int
+    var crowded: Samples
+    var alone: Samples
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
@@ -73,6 +81,7 @@ struct Results {
     var contention: [ContentionResult] = []
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
+    var crowded: [CrowdedResult] = []
     var evolution: [EvolutionResult] = []
     var started = Date()
     var elapsedSeconds: Double = 0

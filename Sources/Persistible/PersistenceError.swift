@@ -56,6 +56,25 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// its new encoding has the object that held them; only where it cannot is this thrown, and nothing is
         /// written.
         case unknownKeysWouldBeLost(keyPaths: [String])
+
+        /// The file holds `size` bytes, more than a load or save reads: `limit`, which is 1 GiB.
+        ///
+        /// Every value of the file would be held in memory several times over. A sparse file that only claims to
+        /// be this large is refused the same way. The file is left as it is.
+        case fileTooLarge(size: Int64, limit: Int64)
+
+        /// The file's name, `name`, is longer than `limit` bytes of UTF-8, leaving no room beside it for the
+        /// names of its temporaries and lock file in the file system's limit of 255 bytes.
+        ///
+        /// ``Persistible/fileName`` may be at most 200 bytes; the name of a store's file, or of the file a symbolic
+        /// link leads to, at most 205. Nothing was read or written.
+        case fileNameTooLong(name: String, limit: Int)
+
+        /// Another writer held the file's lock for longer than the save may wait.
+        ///
+        /// `processID` is the process that holds it, where the system can tell (on Linux, from `/proc/locks`), and
+        /// may be this very process, when another thread of it holds the lock. Nothing was written.
+        case lockHeld(processID: Int32?)
     }
 
     /// Why the operation failed.
@@ -127,6 +146,16 @@ extension PersistenceError: CustomStringConvertible {
         case .lockFailed(let operation, let code):
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."
+        case .fileTooLarge(let size, let limit):
+            return "'\(path)' holds \(size) bytes, more than the \(limit) bytes a \(typeName) file may hold. "
+                + "The file was left as it is; move it aside, or make it smaller, then try again."
+        case .fileNameTooLong(let name, let limit):
+            return "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
+                + "room for the names of its temporary and lock files. Nothing was read or written."
+        case .lockHeld(let processID):
+            let holder = processID.map { "process \($0)" } ?? "another writer"
+            return "Couldn't save \(typeName) to '\(path)': \(holder) held its lock for longer than the save may "
+                + "wait. Nothing was written; try again later, or find out what that process is doing."
         }
     }
 

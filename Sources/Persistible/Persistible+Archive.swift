@@ -9,6 +9,7 @@ extension Persistible where Self: Codable & Hashable {
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,
+            lockTimeout: archiveLockTimeout,
             caches: cachesArchive,
             evolution: .declared
         )

@@ -10,8 +10,11 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if nothing has been saved,
     ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``),
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`, and
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it.
+    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
+    ///   ``PersistenceError/Reason/fileTooLarge(size:limit:)`` if it is over 1 GiB,
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` or ``PersistenceError/Reason/fileNameTooLong(name:limit:)``
+    ///   for a bad ``fileName``, and ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses
+    ///   to read it or something other than a regular file is in its place.
     public static func loadFromFile() throws -> Self {
         switch try load() {
         case .single(let value):

@@ -10,12 +10,21 @@ extension Persistible {
         archiveDirectory.appendingPathComponent(fileName, isDirectory: false).appendingPathExtension("json")
     }
 
+    /// The longest ``fileName``, in bytes of UTF-8: the file's name with `.json` must fit the limit of every file
+    /// written.
+    static var fileNameLimit: Int { AtomicFile.nameLimit - ".json".utf8.count }
+
     /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
     static func validatedArchiveUrl() throws(PersistenceError) -> URL {
         let name = fileName
         let valid = !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
         guard valid else {
             throw PersistenceError(.invalidFileName(name), url: archiveUrl, typeName: String(describing: self))
+        }
+        guard name.utf8.count <= fileNameLimit else {
+            throw PersistenceError(
+                .fileNameTooLong(name: name, limit: fileNameLimit), url: archiveUrl, typeName: String(describing: self)
+            )
         }
         return archiveUrl
     }

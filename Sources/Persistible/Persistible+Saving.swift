@@ -34,11 +34,15 @@ extension Persistible where Self: Codable & Hashable {
     /// - Returns: Whether the file was written: `false` when it held this value already.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file
     ///   exists but does not hold `Self` or `[Self]`, leaving it untouched;
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``;
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the value; and
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)``,
+    ///   ``PersistenceError/Reason/invalidFileName(_:)`` or ``PersistenceError/Reason/fileNameTooLong(name:limit:)``
+    ///   for a bad ``fileName``; ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the
+    ///   value; ``PersistenceError/Reason/readFailed(operation:errno:)`` for a directory, FIFO, device or socket in
+    ///   the file's place; ``PersistenceError/Reason/fileTooLarge(size:limit:)`` for a file over 1 GiB;
+    ///   ``PersistenceError/Reason/lockHeld(processID:)`` when another writer holds the lock for longer than
+    ///   ``archiveLockTimeout``; and ``PersistenceError/Reason/writeFailed(operation:errno:)``,
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` or
-    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, with the file as it was.
+    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, with the file as it was
+    ///   (except for the operation `"fsync directory"`: the new contents are then in place, and a retry flushes).
     @discardableResult
     public func saveToFile() throws -> Bool {
         try Self.archive().merge([self], asSingleValue: true) > 0
@@ -80,11 +84,19 @@ extension Persistible {
     /// Deletes the file, so that the next save starts afresh.
     ///
     /// Deleting takes the same lock as saving, so it never removes a file in the middle of another process's save.
-    /// A symbolic link at ``archiveUrl`` is kept, and the file it points to removed. Deleting a file that does not
+    /// A symbolic link at ``archiveUrl`` is kept, and the file it points to removed, if it is a regular file: a link
+    /// can lead anywhere, so a directory, FIFO, device or socket at its end is refused. Deleting a file that does not
     /// exist does nothing.
     ///
+    /// ```swift
+    /// try Person.deleteFile()
+    /// ```
+    ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the file
-    ///   exists and cannot be removed, or ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    ///   exists and cannot be removed, with the operation `"delete"` and `EISDIR` or `EINVAL` if it is not a regular
+    ///   file; ``PersistenceError/Reason/lockHeld(processID:)`` when another writer holds the lock for longer than
+    ///   ``archiveLockTimeout``; or ``PersistenceError/Reason/invalidFileName(_:)`` or
+    ///   ``PersistenceError/Reason/fileNameTooLong(name:limit:)`` for a bad ``fileName``.
     public static func deleteFile() throws {
         let archive = Archive<Tombstone>(
             url: try validatedArchiveUrl(),
@@ -92,6 +104,7 @@ extension Persistible {
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,
+            lockTimeout: archiveLockTimeout,
             caches: false
         )
         try archive.delete()

@@ -29,7 +29,9 @@ public protocol Persistible {
     ///
     /// The default is the type's name: `Person` is stored in `Person.json`. A file name must not be empty, must
     /// not contain `/` or a NUL character, and must not be `.` or `..`; saving or loading with such a name throws
-    /// ``PersistenceError/Reason/invalidFileName(_:)`` and touches nothing.
+    /// ``PersistenceError/Reason/invalidFileName(_:)`` and touches nothing. It may be at most 200 bytes of UTF-8,
+    /// so that the names of the file's temporaries and lock file fit beside it; a longer one throws
+    /// ``PersistenceError/Reason/fileNameTooLong(name:limit:)``.
     static var fileName: String { get }
 
     /// The directory that holds the file.
@@ -64,6 +66,22 @@ public protocol Persistible {
     ///
     /// The default is ``Durability/full``.
     static var archiveDurability: Durability { get }
+
+    /// How long an operation that writes or deletes the file may wait for another writer to let go of its lock.
+    ///
+    /// The default, `nil`, waits as long as it takes, which is what keeps every save: a writer holds the lock only
+    /// while it reads, merges and writes the file. Return a duration to bound the wait, for example when another
+    /// program may lock the file and then stall; a save, delete or edit that waits that long throws
+    /// ``PersistenceError/Reason/lockHeld(processID:)``, naming the process that holds the lock where the system
+    /// can tell, and writes nothing. The wait polls the lock, at most every 50 milliseconds.
+    ///
+    /// ```swift
+    /// struct Reading: Codable, Hashable, Persistible {
+    ///     var celsius: Double
+    ///     static var archiveLockTimeout: Duration? { .seconds(2) }
+    /// }
+    /// ```
+    static var archiveLockTimeout: Duration? { get }
 
     /// Whether this process keeps the file's contents in memory between operations.
     ///
@@ -144,6 +162,8 @@ extension Persistible {
     public static var archiveDecoder: JSONDecoder { ArchiveFormat.decoder }
 
     public static var archiveDurability: Durability { .full }
+
+    public static var archiveLockTimeout: Duration? { nil }
 
     public static var cachesArchive: Bool { true }
 

@@ -86,6 +86,8 @@ import Testing
             }
             let twoHoursAgo = Date(timeIntervalSinceNow: -7200)
             try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: aliveButOld.path)
+            // A writer that dies holding the lock leaves its process identifier in the lock file.
+            try Data("\(ended.process.processIdentifier)\n".utf8).write(to: directory.file("person_data.json.lock"))
 
             try amy.saveToFile()
 

@@ -18,29 +18,83 @@ struct AtomicFile {
         self.path = try Self.resolveSymbolicLinks(path)
     }
 
-    private var directory: String {
+    var directory: String {
         (path as NSString).deletingLastPathComponent
     }
 
-    private var name: String {
+    var name: String {
         (path as NSString).lastPathComponent
     }
 
-    // The temporaries' names: ".<name>.persistible-<pid>-<random>.tmp". The process identifier tells a later writer
-    // whether the writer that made it is still alive.
+    /// The longest name, in bytes of UTF-8, that a file may have: its temporaries' names, at most 42 bytes longer,
+    /// and its lock file's, 5 bytes longer, then fit the file systems' limit of 255 bytes, whatever the process
+    /// identifier and the random part.
+    static let nameLimit = 205
+
+    /// What is at the path, as far as writing it goes.
+    enum Kind {
+        case regular
+        case directory
+        /// A FIFO, a device or a socket: nothing a save may replace or a delete may remove.
+        case special
+    }
+
+    /// What is at the path, or `nil` if nothing is.
+    func kind() throws -> Kind? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemError.last("lstat", .read)
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .special
+        }
+    }
+
+    // The temporaries' names: ".<name>.persistible-<pid>-<random>.tmp", the random part 13 characters long. The
+    // process identifier tells a later writer whether the writer that made it is still alive. Another file's
+    // temporaries can begin with the same characters (those of "rec.json.persistible-1.json" begin with those of
+    // "rec.json"), so a name counts as this file's only if what follows the prefix is exactly a process identifier,
+    // a dash and a random part.
     private var temporaryPrefix: String { ".\(name).persistible-" }
     private static let temporarySuffix = ".tmp"
+
+    private func temporaryPath() -> String {
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let padded = String(repeating: "0", count: 13 - random.count) + random
+        return "\(directory)/\(temporaryPrefix)\(getpid())-\(padded)\(Self.temporarySuffix)"
+    }
+
+    /// The process that made the temporary named `entryName`, if it is one of this file's temporaries; 0 if it is
+    /// one without a process identifier that this process can read.
+    private func owner(ofTemporary entryName: String) -> pid_t? {
+        guard entryName.hasPrefix(temporaryPrefix), entryName.hasSuffix(Self.temporarySuffix) else { return nil }
+        let middle = entryName.utf8.dropFirst(temporaryPrefix.utf8.count).dropLast(Self.temporarySuffix.utf8.count)
+        let parts = middle.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            parts[0].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            parts[1].allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+            })
+        else { return nil }
+        return pid_t(String(decoding: parts[0], as: UTF8.self)) ?? 0
+    }
 
     /// Replaces the file's contents with `bytes`.
     ///
     /// - Returns: The identity of the new file.
-    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was.
+    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
+    ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
     @discardableResult
     func write(_ bytes: Data, durability: Durability) throws -> FileIdentity {
+        guard !DirectoryFlags.isAppendOnly(atPath: directory) else {
+            throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
+        }
         var existing = stat()
         let replacing = stat(path, &existing) == 0
-        let unique = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let temporary = "\(directory)/\(temporaryPrefix)\(getpid())-\(unique)\(Self.temporarySuffix)"
+        let temporary = temporaryPath()
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let descriptor = retryingOnInterrupt {
             open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o666)
@@ -61,9 +115,11 @@ struct AtomicFile {
             guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             guard rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
             if durability == .full {
-                try Directory.flush(atPath: directory)
+                try Directory.flushAfterChange(atPath: directory)
             }
             return FileIdentity(written)
+        } catch let error as SystemError where error.operation == "fsync directory" {
+            throw error
         } catch {
             if isOpen { close(descriptor) }
             unlink(temporary)
@@ -78,7 +134,7 @@ struct AtomicFile {
             throw SystemError.last("unlink", .write)
         }
         if durability == .full {
-            try Directory.flush(atPath: directory)
+            try Directory.flushAfterChange(atPath: directory)
         }
     }
 
@@ -88,36 +144,51 @@ struct AtomicFile {
     /// this one, or when it is over an hour old (a process identifier can be reused, and one from another PID
     /// namespace sharing the directory means nothing here). Failures are ignored: a leftover temporary costs disk
     /// space, not data.
-    func removeAbandonedTemporaries() {
-        guard let stream = opendir(directory) else { return }
+    ///
+    /// - Returns: Whether no temporary of this file is left, so that no later writer need look again.
+    @discardableResult
+    func removeAbandonedTemporaries() -> Bool {
+        guard let stream = opendir(directory) else { return false }
         defer { closedir(stream) }
-        let prefix = temporaryPrefix
         let ownProcess = getpid()
         let hourAgo = time(nil) - 3600
+        var clean = true
+        // Most entries are other files: they are told apart by their first bytes, without making a String of each.
+        let prefix = Array(temporaryPrefix.utf8CString.dropLast())
         while let entry = readdir(stream) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            let entryName: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let name = raw.bindMemory(to: CChar.self).baseAddress!
+                guard strncmp(name, prefix, prefix.count) == 0 else { return nil }
+                return String(cString: name)
             }
-            guard entryName.hasPrefix(prefix), entryName.hasSuffix(Self.temporarySuffix) else { continue }
-            let middle = entryName.dropFirst(prefix.count).dropLast(Self.temporarySuffix.count)
+            guard let entryName, let owner = owner(ofTemporary: entryName) else { continue }
             let candidate = directory + "/" + entryName
             var status = stat()
             guard lstat(candidate, &status) == 0 else { continue }
-            let owner = middle.split(separator: "-").first.flatMap { pid_t($0) }
-            let ownerIsGone = owner.map { $0 == ownProcess || (kill($0, 0) == -1 && errno == ESRCH) } ?? true
-            if ownerIsGone || status.st_mtim_seconds < hourAgo {
-                unlink(candidate)
+            let ownerIsGone = owner <= 0 || owner == ownProcess || (kill(owner, 0) == -1 && errno == ESRCH)
+            if !(ownerIsGone || status.st_mtim_seconds < hourAgo) || unlink(candidate) != 0 {
+                clean = false
             }
         }
+        return clean
     }
 
     // MARK: - Steps
 
     private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
-        // Only root may give a file to another owner; others keep their own, as any new file would.
-        if geteuid() == 0, existing.st_uid != 0 || existing.st_gid != 0 {
-            guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
-                throw SystemError.last("fchown", .write)
+        // The new file's owner and group are the process's, or the directory's group where the directory is
+        // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
+        var created = stat()
+        guard fstat(descriptor, &created) == 0 else { throw SystemError.last("fstat", .write) }
+        if created.st_uid != existing.st_uid || created.st_gid != existing.st_gid {
+            if geteuid() == 0 {
+                guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+                    throw SystemError.last("fchown", .write)
+                }
+            } else if created.st_uid == existing.st_uid {
+                // Only root may give a file to another owner. An owner may give it any group it belongs to, and
+                // keeps the new file's group when it does not belong to the old one.
+                _ = fchown(descriptor, uid_t.max, existing.st_gid)
             }
         }
         guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw SystemError.last("fchmod", .write) }

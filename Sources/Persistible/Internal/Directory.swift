@@ -1,6 +1,6 @@
 import Foundation
 
-/// Creates the directories a first save needs.
+/// Creates the directories a first save needs, and flushes directories to the disk.
 enum Directory {
     /// Creates the directory at `path` and any missing parents; an existing directory is fine.
     ///
@@ -8,7 +8,7 @@ enum Directory {
     /// along with the file that is about to be written in them.
     static func create(atPath path: String, durability: Durability) throws {
         if mkdir(path, 0o777) == 0 {
-            if durability == .full { try flush(atPath: (path as NSString).deletingLastPathComponent) }
+            if durability == .full { try flushParent(of: path) }
             return
         }
         switch errno {
@@ -19,9 +19,19 @@ enum Directory {
             guard parent != path, !parent.isEmpty else { throw SystemError.last("create directory", .write) }
             try create(atPath: parent, durability: durability)
             guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw SystemError.last("create directory", .write) }
-            if durability == .full { try flush(atPath: parent) }
+            if durability == .full { try flushParent(of: path) }
         default:
             throw SystemError.last("create directory", .write)
+        }
+    }
+
+    /// Flushes the parent of a new directory. Its failure comes before the file is written, so it is named apart
+    /// from the flush that follows a rename.
+    private static func flushParent(of path: String) throws {
+        do {
+            try flush(atPath: (path as NSString).deletingLastPathComponent)
+        } catch let error as SystemError {
+            throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
         }
     }
 
@@ -32,6 +42,32 @@ enum Directory {
         guard descriptor >= 0 else { throw SystemError.last("open directory", .write) }
         defer { close(descriptor) }
         try flushToDisk(descriptor, "fsync directory")
+    }
+
+    // MARK: - Flushes owed
+
+    /// The directories in which a rename or an unlink has been made that could not be flushed.
+    private static let unflushed = Locked<Set<String>>([])
+
+    /// Flushes the directory after a rename or an unlink in it; on failure, remembers that a flush is owed.
+    ///
+    /// Whatever failed, opening the directory or flushing it, the error names the operation `"fsync directory"`:
+    /// the change is in place, and what the caller needs to know is that it may not survive a power loss.
+    static func flushAfterChange(atPath path: String) throws {
+        do {
+            try flush(atPath: path)
+            unflushed.withLock { _ = $0.remove(path) }
+        } catch let error as SystemError {
+            unflushed.withLock { _ = $0.insert(path) }
+            throw SystemError(phase: .write, operation: "fsync directory", code: error.code)
+        }
+    }
+
+    /// Flushes the directory if an earlier change in it could not be flushed, so that a save retried after that
+    /// failure does not report success for a change that may still be lost, even when it has nothing to write.
+    static func flushIfOwed(atPath path: String) throws {
+        guard unflushed.withLock({ $0.contains(path) }) else { return }
+        try flushAfterChange(atPath: path)
     }
 }
 

@@ -26,12 +26,16 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     ///   - durability: Whether a write waits for the disk; see ``Durability``.
     ///   - cachesRecords: Whether this process keeps the records in memory between operations, as
     ///     ``Persistible/cachesArchive`` describes.
+    ///   - lockTimeout: How long a write may wait for another writer to let go of the file's lock, as
+    ///     ``Persistible/archiveLockTimeout`` describes; `nil`, the default, waits as long as it takes. A write that
+    ///     waits that long throws ``PersistenceError/Reason/lockHeld(processID:)``.
     public init(
         url: URL,
         encoder: JSONEncoder = ArchiveFormat.encoder,
         decoder: JSONDecoder = ArchiveFormat.decoder,
         durability: Durability = .full,
-        cachesRecords: Bool = true
+        cachesRecords: Bool = true,
+        lockTimeout: Duration? = nil
     ) {
         archive = Archive(
             url: url,
@@ -39,6 +43,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             encoder: encoder,
             decoder: decoder,
             durability: durability,
+            lockTimeout: lockTimeout,
             caches: cachesRecords,
             evolution: .declared(by: Object.self)
         )
@@ -150,8 +155,8 @@ extension FileStore {
 }
 
 extension FileStore where Object: Persistible {
-    /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability and
-    /// cache setting.
+    /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability,
+    /// cache setting and lock timeout.
     public init() {
         archive = Archive(
             url: Object.archiveUrl,
@@ -159,6 +164,7 @@ extension FileStore where Object: Persistible {
             encoder: Object.archiveEncoder,
             decoder: Object.archiveDecoder,
             durability: Object.archiveDurability,
+            lockTimeout: Object.archiveLockTimeout,
             caches: Object.cachesArchive,
             evolution: .declared(by: Object.self)
         )

@@ -10,8 +10,10 @@ struct ChildProcess {
     /// The child's standard input; closed at once unless `input` was asked for.
     let input: Pipe
 
+    /// The package's executable `name`, or the program at `name` if it is an absolute path.
     static func executable(_ name: String) -> URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// Starts `name` with `arguments`; `environment` entries are added to this process's.

@@ -38,6 +38,8 @@ extension Archive {
             (bytes, identity) = file
         } catch let error as SystemError {
             throw failure(error.reason)
+        } catch let error as FileReader.FileTooLarge {
+            throw failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
         } catch {
             throw failure(.readFailed(operation: "read", errno: EIO))
         }

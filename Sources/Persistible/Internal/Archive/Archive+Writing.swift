@@ -6,37 +6,75 @@ extension Archive {
     /// Runs `body` holding the file's lock, with the file to write; creates the directory if needed.
     ///
     /// The file's symbolic links are resolved first, so the lock sits beside the real file and every link to it
-    /// shares that lock.
+    /// shares that lock. Something other than a regular file at the end of the links is refused before the lock is
+    /// taken, so that no lock file is made beside it, and again under the lock.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
+        deleting: Bool = false,
         _ body: (AtomicFile) throws -> Result
     ) throws -> Result {
         do {
             let file = try AtomicFile(resolving: url.path)
+            guard file.name.utf8.count <= AtomicFile.nameLimit else {
+                throw failure(.fileNameTooLong(name: file.name, limit: AtomicFile.nameLimit))
+            }
+            try refuseSpecialFile(file, deleting: deleting)
             let lock = FileLock(protecting: file.path)
-            do {
-                return try lock.withLock {
-                    file.removeAbandonedTemporaries()
-                    return try body(file)
+            var attempt = 0
+            while true {
+                attempt += 1
+                do {
+                    return try lock.withLock(timeout: lockTimeout) { holding in
+                        if holding.cleanupIsOwed {
+                            holding.cleanupIsOwed = !file.removeAbandonedTemporaries()
+                        }
+                        try refuseSpecialFile(file, deleting: deleting)
+                        let result = try body(file)
+                        if durability == .full {
+                            try Directory.flushIfOwed(atPath: file.directory)
+                        }
+                        return result
+                    }
+                } catch let error as SystemError
+                    where error.phase == .lock && error.code == ENOENT && creatingDirectory && attempt == 1
+                {
+                    try Directory.create(atPath: file.directory, durability: durability)
                 }
-            } catch let error as SystemError where error.phase == .lock && error.code == ENOENT && creatingDirectory {
-                try Directory.create(atPath: (file.path as NSString).deletingLastPathComponent, durability: durability)
-                return try lock.withLock { try body(file) }
             }
         } catch {
             throw translate(error)
         }
     }
 
+    /// Throws if a directory, FIFO, device or socket is at the file's place: saves and loads say so as a failed
+    /// read, as they always have; a delete as a refused delete.
+    private func refuseSpecialFile(_ file: AtomicFile, deleting: Bool) throws {
+        guard let kind = try file.kind(), kind != .regular else { return }
+        let code = kind == .directory ? EISDIR : EINVAL
+        throw deleting
+            ? SystemError(phase: .write, operation: "delete", code: code)
+            : SystemError(phase: .read, operation: "open", code: code)
+    }
+
     /// Removes the file under the lock; a missing file is not an error.
+    ///
+    /// Only a regular file is removed: a directory, FIFO, device or socket at the end of the file's symbolic links
+    /// is refused, since a link can lead anywhere.
     func delete() throws {
         do {
-            try withWriteAccess(creatingDirectory: false) { file in
+            // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads.
+            guard try AtomicFile(resolving: url.path).kind() != nil else {
+                ArchiveCache.remove(path: url.path)
+                return
+            }
+            try withWriteAccess(creatingDirectory: false, deleting: true) { file in
                 ArchiveCache.remove(path: url.path)
                 try file.remove(durability: durability)
             }
         } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
             // No directory, so no file.
+        } catch {
+            throw translate(error)
         }
     }
 }

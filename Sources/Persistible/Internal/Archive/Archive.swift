@@ -9,6 +9,8 @@ struct Archive<Value: Codable & Hashable> {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
     let durability: Durability
+    /// How long a write waits for the lock; `nil` waits as long as it takes.
+    let lockTimeout: Duration?
     /// The defaults and migrations that decoding applies.
     let evolution: ArchiveEvolution<Value>
     /// Where this archive's state is cached, or `nil` if it is not.
@@ -20,6 +22,7 @@ struct Archive<Value: Codable & Hashable> {
         encoder: JSONEncoder,
         decoder: JSONDecoder,
         durability: Durability,
+        lockTimeout: Duration? = nil,
         caches: Bool,
         evolution: ArchiveEvolution<Value> = .none
     ) {
@@ -29,6 +32,7 @@ struct Archive<Value: Codable & Hashable> {
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
+        self.lockTimeout = lockTimeout
         cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self) : nil
     }
 
@@ -41,10 +45,12 @@ struct Archive<Value: Codable & Hashable> {
     func translate(_ error: any Error) -> any Error {
         switch error {
         case let error as SystemError: return failure(error.reason)
+        case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
+        case let error as FileReader.FileTooLarge:
+            return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
         default: return error
         }
     }
-
 
     /// Whether appends splice bytes and reads decode only what another writer appended. Both assume strict JSON:
     /// with JSON5, a comment can sit where they look for the end of the last value.

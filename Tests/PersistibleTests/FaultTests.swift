@@ -1,0 +1,218 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Disk-full and I/O errors: real ones on a small tmpfs, and injected ones from a preloaded shim that makes one
+/// system call fail on the temporary file. Every failure is typed, the old file stays byte for byte as it was, and
+/// no temporary is left.
+@Suite struct FaultTests {
+    // MARK: - A full disk
+
+    @Test func aFullDiskFailsTheSaveAndKeepsTheFile() throws {
+        let directory = try TemporaryDirectory()
+        guard let disk = SmallDisk(at: directory.file("disk").path) else { return }
+        defer { disk.unmount() }
+        let store = FileStore<StressRecord>(url: URL(fileURLWithPath: disk.path).appendingPathComponent("stress.json"))
+        try store.insert(contentsOf: (0..<10).map { StressRecord(id: "kept-\($0)") })
+        let before = try Data(contentsOf: store.url)
+        let filler = disk.fill()
+        defer { unlink(filler) }
+
+        let error = persistenceError { try store.insert(contentsOf: (0..<500).map { StressRecord(id: "new-\($0)") }) }
+
+        #expect(error?.reason == .writeFailed(operation: "write", errno: ENOSPC))
+        #expect(try Data(contentsOf: store.url) == before)
+        #expect(try disk.contents() == ["filler", "stress.json", "stress.json.lock"])
+        unlink(filler)
+        try store.insert(StressRecord(id: "after"))
+        #expect(try store.all().count == 11)
+    }
+
+    // MARK: - Injected faults
+
+    static let faults: [(call: String, errno: Int32)] = [
+        ("write", EIO), ("write", ENOSPC), ("fsync", EIO), ("close", EIO), ("rename", EIO), ("rename", EXDEV),
+    ]
+
+    @Test(arguments: faults.indices)
+    func anInjectedFaultFailsTheSaveAndKeepsTheFile(_ index: Int) throws {
+        let (call, code) = Self.faults[index]
+        let directory = try TemporaryDirectory()
+        guard let shim = try FaultShim(in: directory) else { return }
+        let data = directory.file("data")
+        #expect(mkdir(data.path, 0o700) == 0)
+        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+        let before = try Data(contentsOf: data.appendingPathComponent("probe.json"))
+
+        let answers = try Probe.run(["save two"], in: data.path, environment: shim.environment(failing: call, with: code))
+
+        #expect(answers == [#"writeFailed(operation: "\#(call)", errno: \#(code))"#])
+        #expect(try Data(contentsOf: data.appendingPathComponent("probe.json")) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
+        #expect(try Probe.run(["save two", "load"], in: data.path) == ["ok", "one,two"])
+    }
+
+    @Test func anInjectedFaultOnTheDirectoryFlushLeavesTheNewContentsInPlace() throws {
+        let directory = try TemporaryDirectory()
+        guard let shim = try FaultShim(in: directory) else { return }
+        let data = directory.file("data")
+        #expect(mkdir(data.path, 0o700) == 0)
+        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+
+        var environment = shim.environment(failing: "fsync", with: EIO)
+        // The directory's path as the kernel reports it, with no doubled slashes.
+        let canonical = realpath(data.path, nil)
+        defer { free(canonical) }
+        environment["FAULT_PATH"] = canonical.map { String(cString: $0) }
+        let answers = try Probe.run(["save two", "save two"], in: data.path, environment: environment)
+
+        #expect(answers == Array(repeating: #"writeFailed(operation: "fsync directory", errno: 5)"#, count: 2))
+        #expect(try Probe.run(["load"], in: data.path) == ["one,two"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
+    }
+}
+
+/// A tmpfs of 1 MiB, mounted for one test; `nil`, with the reason printed, where it cannot be.
+struct SmallDisk {
+    let path: String
+
+    init?(at path: String) {
+        guard geteuid() == 0 else {
+            print("Skipped: mounting a tmpfs needs root")
+            return nil
+        }
+        guard mkdir(path, 0o700) == 0 else { return nil }
+        guard let result = try? ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", path]),
+            result.status == 0
+        else {
+            print("Skipped: could not mount a tmpfs at \(path)")
+            rmdir(path)
+            return nil
+        }
+        self.path = path
+    }
+
+    /// Fills the disk with a file, and returns its path.
+    func fill() -> String {
+        let filler = path + "/filler"
+        let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let chunk = [UInt8](repeating: 0, count: 4096)
+        while write(descriptor, chunk, chunk.count) > 0 {}
+        close(descriptor)
+        return filler
+    }
+
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    /// Unmounts, lazily if something still holds the file system, so that no mount outlives the test.
+    func unmount() {
+        let result = try? ChildProcess.run("/bin/umount", [path])
+        if result?.status != 0 { _ = try? ChildProcess.run("/bin/umount", ["-l", path]) }
+        rmdir(path)
+    }
+}
+
+/// A shared library, built with gcc for one test, that makes one system call fail with a chosen error number
+/// when preloaded into a child process.
+///
+/// The call fails only on a file whose path contains `FAULT_PATH` (by default a temporary's `.persistible-`), so
+/// that the child's other reads and writes work. A failed `close` still closes, as Linux's does.
+struct FaultShim {
+    let library: String
+
+    static let source = #"""
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <errno.h>
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+        #include <unistd.h>
+
+        static int fault(const char *call, const char *path) {
+            const char *chosen = getenv("FAULT_CALL");
+            if (chosen == NULL || strcmp(chosen, call) != 0 || path == NULL) return 0;
+            const char *marker = getenv("FAULT_PATH");
+            if (marker == NULL) marker = ".persistible-";
+            if (strstr(path, marker) == NULL) return 0;
+            const char *code = getenv("FAULT_ERRNO");
+            return code != NULL ? atoi(code) : EIO;
+        }
+
+        static const char *path_of(int descriptor, char *buffer, size_t size) {
+            char link[64];
+            snprintf(link, sizeof link, "/proc/self/fd/%d", descriptor);
+            ssize_t length = readlink(link, buffer, size - 1);
+            if (length < 0) return NULL;
+            buffer[length] = 0;
+            return buffer;
+        }
+
+        ssize_t write(int descriptor, const void *bytes, size_t count) {
+            static ssize_t (*real)(int, const void *, size_t);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "write");
+            char buffer[4096];
+            int code = fault("write", path_of(descriptor, buffer, sizeof buffer));
+            if (code != 0) { errno = code; return -1; }
+            return real(descriptor, bytes, count);
+        }
+
+        int fsync(int descriptor) {
+            static int (*real)(int);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "fsync");
+            char buffer[4096];
+            const char *path = path_of(descriptor, buffer, sizeof buffer);
+            int code = fault("fsync", path);
+            /* FAULT_PATH may name a directory exactly, to fail its flush and not the files in it. */
+            const char *marker = getenv("FAULT_PATH");
+            if (code != 0 && marker != NULL && path != NULL && strcmp(path, marker) != 0) code = 0;
+            if (code != 0) { errno = code; return -1; }
+            return real(descriptor);
+        }
+
+        int close(int descriptor) {
+            static int (*real)(int);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "close");
+            char buffer[4096];
+            int code = fault("close", path_of(descriptor, buffer, sizeof buffer));
+            int result = real(descriptor);
+            if (code != 0) { errno = code; return -1; }
+            return result;
+        }
+
+        int rename(const char *from, const char *to) {
+            static int (*real)(const char *, const char *);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "rename");
+            int code = fault("rename", from);
+            if (code != 0) { errno = code; return -1; }
+            return real(from, to);
+        }
+        """#
+
+    /// Builds the shim in `directory`; `nil`, with the reason printed, where it cannot be built.
+    init?(in directory: borrowing TemporaryDirectory) throws {
+        #if os(Linux)
+        let source = directory.file("fault.c").path
+        library = directory.file("fault.so").path
+        try Data(Self.source.utf8).write(to: URL(fileURLWithPath: source))
+        guard let compiler = ["/usr/bin/gcc", "/usr/bin/cc"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("Skipped: no C compiler to build the fault-injection shim")
+            return nil
+        }
+        let result = try ChildProcess.run(compiler, ["-shared", "-fPIC", "-o", library, source, "-ldl"])
+        guard result.status == 0 else {
+            print("Skipped: the fault-injection shim did not build: \(result.errors)")
+            return nil
+        }
+        #else
+        print("Skipped: the fault-injection shim relies on LD_PRELOAD and /proc, which are Linux's")
+        return nil
+        #endif
+    }
+
+    func environment(failing call: String, with code: Int32) -> [String: String] {
+        ["LD_PRELOAD": library, "FAULT_CALL": call, "FAULT_ERRNO": "\(code)"]
+    }
+}

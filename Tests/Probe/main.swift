@@ -1,0 +1,87 @@
+import Foundation
+import Persistible
+
+// A child process for the tests of special files, permissions and injected faults: it runs one operation per line
+// of standard input and prints one line of result for each, so that a test can change the world between two
+// operations of one process.
+//
+//     PersistibleProbe [--user UID:GID] DIR
+//
+// Commands: "save VALUE", "load", "delete", "hold" (takes the lock through a FileStore write block, prints
+// "locked", and keeps it until the next line arrives), "exit". Each prints "ok", what a load found, or the
+// PersistenceError's reason as Swift prints it, such as `writeFailed(operation: "rename", errno: 5)`.
+//
+// Environment: PROBE_FILE_NAME is the record type's file name (default "probe"); PROBE_LOCK_TIMEOUT_MS its lock
+// timeout (default: wait as long as it takes).
+//
+// With --user it drops root's privileges first, to act as another user. It exits 0 at the end of its input, 2 on
+// bad arguments or when the privileges cannot be dropped.
+
+struct ProbeRecord: Codable, Hashable, Persistible {
+    var value: String
+
+    static var fileName: String { ProcessInfo.processInfo.environment["PROBE_FILE_NAME"] ?? "probe" }
+
+    static var archiveLockTimeout: Duration? {
+        ProcessInfo.processInfo.environment["PROBE_LOCK_TIMEOUT_MS"].flatMap(Int.init).map { .milliseconds($0) }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+func say(_ line: String) {
+    // Unbuffered, so that the test reads each answer as soon as it is given.
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--user" {
+    guard arguments.count >= 2 else { fail("--user expects UID:GID") }
+    let ids = arguments[1].split(separator: ":").compactMap { UInt32($0) }
+    guard ids.count == 2 else { fail("--user expects UID:GID") }
+    // The group first: once the user is not root, it may no longer change its groups.
+    guard setgroups(0, nil) == 0, setgid(ids[1]) == 0, setuid(ids[0]) == 0 else {
+        fail("could not become \(arguments[1]): \(String(cString: strerror(errno)))")
+    }
+    arguments.removeFirst(2)
+}
+guard arguments.count == 1 else { fail("usage: PersistibleProbe [--user UID:GID] DIR") }
+let directory = URL(fileURLWithPath: arguments[0], isDirectory: true)
+
+func run(_ command: String) -> Bool {
+    let words = command.split(separator: " ", maxSplits: 1).map(String.init)
+    do {
+        switch words.first ?? "" {
+        case "save" where words.count == 2:
+            try ProbeRecord(value: words[1]).saveToFile()
+            say("ok")
+        case "load":
+            say(try ProbeRecord.loadListFromFile().map(\.value).joined(separator: ","))
+        case "delete":
+            try ProbeRecord.deleteFile()
+            say("ok")
+        case "hold":
+            try FileStore<ProbeRecord>().write { _ in
+                say("locked")
+                _ = readLine()
+            }
+            say("released")
+        case "exit":
+            return false
+        default:
+            say("unknown command: \(command)")
+        }
+    } catch let error as PersistenceError {
+        say("\(error.reason)")
+    } catch {
+        say("other error: \(error)")
+    }
+    return true
+}
+
+withArchiveDirectory(directory) {
+    while let line = readLine(), run(line) {}
+}
