@@ -81,6 +81,21 @@ import Testing
         }
     }
 
+    @Test func oldCodeUpdatingASingleValueKeepsTheNewField() throws {
+        try inTemporaryDirectory { _ in
+            try FileManager.default.createDirectory(at: AddedField.V1.archiveDirectory, withIntermediateDirectories: true)
+            let single = "{\n  \"id\" : \"a\",\n  \"priority\" : 3,\n  \"title\" : \"Alone\"\n}"
+            try Data(single.utf8).write(to: AddedField.V1.archiveUrl)
+            try AddedField.V1.update(default: AddedField.V1(id: "a", title: "")) { $0.title = "Together" }
+            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
+                == single.replacingOccurrences(of: "Alone", with: "Together"))
+            // Another record overwriting it does not take its keys.
+            try AddedField.V1(id: "b", title: "Other").overwriteFile()
+            #expect(try bytes(of: AddedField.V1.self) == AddedField.V1.archiveEncoder.encode(
+                AddedField.V1(id: "b", title: "Other")))
+        }
+    }
+
     @Test func oldCodeKeepsAnOptionalItDoesNotKnow() throws {
         try inTemporaryDirectory { _ in
             _ = try install("optional-added-v2", as: OptionalAdded.V1.self)

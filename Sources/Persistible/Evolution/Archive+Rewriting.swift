@@ -175,6 +175,28 @@ extension Archive {
         )
     }
 
+    /// `encoding`, the new encoding of a file's single value, with the keys that `stored`, the file's bytes, holds
+    /// beyond the encoding of `read`, the value decoded from them.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
+    func keepingUnknownKeys(in encoding: Data, of stored: Data, readAs read: Value) throws(PersistenceError) -> Data {
+        guard splices, let storedRange = JSONScanner.valueRange(of: stored),
+            let storedTree = JSONNode.parse(stored, at: storedRange)
+        else { return encoding }
+        let known = try encode(read)
+        guard let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
+        else { return encoding }
+        let unknown = UnknownKeys(stored: storedTree, known: knownTree)
+        guard !unknown.isEmpty else { return encoding }
+        guard let merged = unknown.carried(
+            into: encoding, storedBytes: stored, knownBytes: known,
+            prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
+        ) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: 0)))
+        }
+        return merged
+    }
+
     /// Values encoded together as an array, and each element's range in the bytes.
     private func encodedElements(
         _ values: [Value]

@@ -56,6 +56,15 @@ extension Archive {
         switch contents {
         case .single(let value):
             bytes = try encode(value)
+            // The same record changed keeps the keys its type does not know; another record replacing it does not
+            // take them.
+            let identity = RecordIdentity<Value>()
+            if let previous, previous.state.isSingleValue, previous.count == 1, previous.state.stale.isEmpty,
+                case let read = previous.original(0), read != value,
+                identity.usesIdentifier, identity.of(read) == identity.of(value)
+            {
+                bytes = try keepingUnknownKeys(in: bytes, of: previous.state.bytes, readAs: read)
+            }
             isSingleValue = true
         case .array(let values):
             if let previous, let rewrite = try rewriteKeepingUntouched(
