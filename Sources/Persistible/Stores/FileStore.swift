@@ -80,15 +80,16 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 return result
             }
             let bytes: Data
+            var unchangedPrefix: AtomicFile.UnchangedPrefix?
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
             if var current = state.take(), let appended = writer.appendedRecords, !appended.isEmpty {
-                bytes = try archive.bytes(
+                (bytes, unchangedPrefix) = try archive.bytes(
                     appending: try archive.encode(array: Array(appended)), to: &current, allValues: writer.records
                 )
             } else {
                 bytes = try archive.encode(array: writer.records)
             }
-            let identity = try file.write(bytes, durability: archive.durability)
+            let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: archive.durability)
             // The records as the writer holds them, not decoded from the file: a store keeps its own values.
             archive.keep(ArchiveState(
                 identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,
