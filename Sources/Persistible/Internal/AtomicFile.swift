@@ -114,7 +114,7 @@ struct AtomicFile {
         let temporary = temporaryPath()
         let clone = replacing ? unchangedPrefix.flatMap { cloneOfFile(at: temporary, keeping: $0, of: bytes) } : nil
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
-        let descriptor = clone ?? retryingOnInterrupt {
+        let descriptor = clone?.descriptor ?? retryingOnInterrupt {
             open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o666)
         }
         guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
@@ -123,9 +123,15 @@ struct AtomicFile {
             if replacing {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
-            if let unchangedPrefix, clone != nil {
+            if let unchangedPrefix, let clone {
                 try Self.writeAll(bytes, from: unchangedPrefix.length, to: descriptor)
-                guard ftruncate(descriptor, off_t(bytes.count)) == 0 else { throw SystemError.last("ftruncate", .write) }
+                // Writing past the clone's end has set the length; only a shorter file needs cutting (a truncate
+                // to the same length still costs a transaction on XFS).
+                if bytes.count < clone.size {
+                    guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
+                        throw SystemError.last("ftruncate", .write)
+                    }
+                }
             } else {
                 try Self.writeAll(bytes, from: 0, to: descriptor)
             }
@@ -245,9 +251,11 @@ struct AtomicFile {
         var identity: FileIdentity
     }
 
-    /// A descriptor of a new file at `temporary` that is a clone of the file, or `nil` if the file is not the
-    /// version `prefix` describes, or its file system cannot clone it.
-    private func cloneOfFile(at temporary: String, keeping prefix: UnchangedPrefix, of bytes: Data) -> Int32? {
+    /// A descriptor of a new file at `temporary` that is a clone of the file, and its size; or `nil` if the file is
+    /// not the version `prefix` describes, or its file system cannot clone it.
+    private func cloneOfFile(
+        at temporary: String, keeping prefix: UnchangedPrefix, of bytes: Data
+    ) -> (descriptor: Int32, size: Int)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device)
         else { return nil }
         let source = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
@@ -259,6 +267,7 @@ struct AtomicFile {
             Int(status.st_size) >= prefix.length
         else { return nil }
         return FileClone.create(atPath: temporary, cloning: source, onDevice: prefix.identity.device)
+            .map { ($0, Int(status.st_size)) }
     }
 
     // MARK: - Symbolic links
