@@ -78,7 +78,10 @@ struct CrowdedResult {
 struct CloneAppendResult {
     var volume: String
     var n: Int
+    /// Interleaved with the in-place floor and SQLite.
     var package = Samples()
+    /// Interleaved with the whole-file rewrite, in a phase of its own.
+    var packageBesideRewrite = Samples()
     /// The first append after the cache was cleared, as a process's first save: it decodes the file.
     var packageCold = Samples()
     var rewriteFloor = Samples()
