@@ -6,8 +6,8 @@ import Persistible
 ///
 /// On a file system that clones (XFS with reflink) the package writes only the file's new end; elsewhere (ext4) it
 /// writes the whole file. References, each interleaved with the package: the durable rewrite of the whole file
-/// (`IOFloor`, in a phase of its own), the in-place floor (`pwrite` of the same new end onto the file itself and `fdatasync`, which no
-/// atomic save can beat), and one durable SQLite insert in WAL and in rollback-journal mode.
+/// (`IOFloor`, in a phase of its own), the in-place floor (`pwrite` of the same new end onto the file itself and
+/// `fdatasync`, which no atomic save can beat), and one durable SQLite insert in WAL and in rollback-journal mode.
 struct CloneAppendWorkload {
     let volume: String
     let directory: URL

@@ -246,7 +246,8 @@ struct Report {
         for row in results.cloneAppend {
             lines.append(tableRow([
                 row.volume, formatCount(row.n), cell(row.packageBesideRewrite), cell(row.rewriteFloor),
-                formatRatio(ratio(row.packageBesideRewrite, row.rewriteFloor)), cell(row.package), cell(row.inPlaceFloor),
+                formatRatio(ratio(row.packageBesideRewrite, row.rewriteFloor)), cell(row.package),
+                cell(row.inPlaceFloor),
                 formatRatio(ratio(row.package, row.inPlaceFloor)), cell(row.sqliteWAL), cell(row.sqliteDelete),
                 cell(row.packageCold), "\(row.package.count) / \(row.packageCold.count)",
             ]))
@@ -259,13 +260,17 @@ struct Report {
         }
         // The targets, each the package against itself or a reference measured in this same run.
         var targets: [String] = []
-        for volume in results.cloneAppend.map(\.volume).reduce(into: [String](), { if !$0.contains($1) { $0.append($1) } }) {
+        let volumes = results.cloneAppend.map(\.volume).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        for volume in volumes {
             let rows = results.cloneAppend.filter { $0.volume == volume }
             guard let small = rows.first, let large = rows.last, large.n > small.n else { continue }
+            let growth = formatRatio(ratio(large.package, small.package))
+            let overFloor = formatRatio(ratio(large.package, large.inPlaceFloor))
+            let overRewrite = rows.map { formatRatio(ratio($0.packageBesideRewrite, $0.rewriteFloor)) }
             targets.append(
-                "- \(volume): an append at \(formatCount(large.n)) records costs \(formatRatio(ratio(large.package, small.package)))"
-                    + " the one at \(formatCount(small.n)), and \(formatRatio(ratio(large.package, large.inPlaceFloor)))"
-                    + " the in-place floor; package / rewrite \(rows.map { formatRatio(ratio($0.packageBesideRewrite, $0.rewriteFloor)) }.joined(separator: ", "))."
+                "- \(volume): an append at \(formatCount(large.n)) records costs \(growth) the one at"
+                    + " \(formatCount(small.n)), and \(overFloor) the in-place floor; package / rewrite"
+                    + " \(overRewrite.joined(separator: ", "))."
             )
         }
         if !targets.isEmpty {

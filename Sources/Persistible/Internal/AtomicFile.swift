@@ -5,8 +5,9 @@ import Foundation
 /// A write creates a new temporary file beside the target, writes every byte to it, gives it the target's mode and
 /// owner, flushes it, renames it over the target and flushes the directory, so that the rename itself survives a
 /// power loss. When the new contents begin with the target's, and the file system shares blocks between files,
-/// the temporary starts as a clone of the target and only the rest is written. On any failure the temporary is removed and the target is untouched; there is no fallback to a
-/// write in place. A symbolic link at the target is followed, so the link stays a link and its target is replaced.
+/// the temporary starts as a clone of the target and only the rest is written. On any failure the temporary is
+/// removed and the target is untouched; there is no fallback to a write in place. A symbolic link at the target is
+/// followed, so the link stays a link and its target is replaced.
 ///
 /// Writers of one file must hold its ``FileLock``: the temporaries left by a crashed writer are recognized and
 /// removed by the next writer, which may only assume they are abandoned because it holds the lock.
@@ -263,8 +264,8 @@ struct AtomicFile {
         defer { close(source) }
         var status = stat()
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
-        guard fstat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, FileIdentity(status) == prefix.identity,
-            Int(status.st_size) >= prefix.length
+        guard fstat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            FileIdentity(status) == prefix.identity, Int(status.st_size) >= prefix.length
         else { return nil }
         return FileClone.create(atPath: temporary, cloning: source, onDevice: prefix.identity.device)
             .map { ($0, Int(status.st_size)) }
