@@ -19,7 +19,8 @@ struct LogLogChart {
     private let width = 860.0
     private let height = 540.0
     private let left = 90.0
-    private let right = 250.0
+    /// Room for the legend, whose longest names are about 30 characters.
+    private let right = 280.0
     private let top = 50.0
     private let bottom = 60.0
 
@@ -166,7 +167,7 @@ extension LogLogChart {
             }
             let color = colors[index % colors.count]
             series.append(line("Persistible, \(volume)", color, dashed: false, \.package))
-            series.append(line("Whole-file rewrite, \(volume)", color, dashed: true, \.rewriteFloor))
+            series.append(line("Rewrite floor, \(volume)", color, dashed: true, \.rewriteFloor))
             if index == volumes.count - 1 {
                 series.append(line("In-place floor, \(volume)", "#555555", dashed: true, \.inPlaceFloor))
             }
