@@ -64,4 +64,13 @@ struct Plan {
 
     /// The single inserts make one durable write each, about a second per repetition at 1,000.
     var storeWriteRepetitions: Int { quick ? 3 : 9 }
+
+    /// The file sizes of the append workload run on each file system, ext4 and XFS with reflink.
+    var cloneAppendSizes: [Int] { quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] }
+
+    /// Appends that clone cost well under a millisecond and vary with the disk's mood: many repetitions.
+    var cloneAppendRepetitions: Int { quick ? 7 : 41 }
+
+    /// A cold append decodes the whole file, about a third of a second at 100,000 records.
+    var coldAppendRepetitions: Int { quick ? 2 : 5 }
 }

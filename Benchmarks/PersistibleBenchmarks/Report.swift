@@ -12,6 +12,7 @@ struct Report {
         lines += contentionSection
         lines += storesSection
         lines += crowdedSection
+        lines += cloneAppendSection
         lines += evolutionTables
         return lines.joined(separator: "\n") + "\n"
     }
@@ -218,6 +219,65 @@ struct Report {
                 formatRatio(ratio(row.crowded, row.alone)), "\(row.crowded.count)",
             ]))
         }
+        return lines
+    }
+
+    private var cloneAppendSection: [String] {
+        guard !results.cloneAppend.isEmpty || !results.cloneAppendSkipped.isEmpty else { return [] }
+        var lines = [
+            "",
+            "## Durable append by file system",
+            "",
+            "One durable append (`saveToFile()` of one new value, cache warm) onto a file of n records, on the",
+            "sandbox's own file system and on a loop-mounted XFS with reflink, where the package clones the file and",
+            "writes only its new end. References, interleaved with it: the whole-file rewrite (`IOFloor`: write all",
+            "the bytes to a temporary, fsync, rename, fsync the directory, as every append cost before cloning); the",
+            "in-place floor (`pwrite` of the same new end onto the file itself and `fdatasync`: no atomicity, the",
+            "least an append can cost); SQLite through python3's `sqlite3` module in a child process, the same",
+            "records, `synchronous=FULL`, one insert per transaction, timed in the child. The cold append is the",
+            "first save after `clearArchiveCache()`, as in a process that saves once: it decodes the file.",
+            "",
+            "The rewrite runs in a phase of its own, interleaved with a second series of the package's appends (the",
+            "first Package column): at 100,000 records it leaves 10 MB to write back after each round, which would",
+            "slow whichever contender ran next. The other references are interleaved with the second Package column.",
+            "",
+            "| File system | n | Package | Rewrite | Package / rewrite | Package | In place | Package / in place | SQLite WAL | SQLite DELETE | Cold | Reps |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.cloneAppend {
+            lines.append(tableRow([
+                row.volume, formatCount(row.n), cell(row.packageBesideRewrite), cell(row.rewriteFloor),
+                formatRatio(ratio(row.packageBesideRewrite, row.rewriteFloor)), cell(row.package),
+                cell(row.inPlaceFloor),
+                formatRatio(ratio(row.package, row.inPlaceFloor)), cell(row.sqliteWAL), cell(row.sqliteDelete),
+                cell(row.packageCold), "\(row.package.count) / \(row.packageCold.count)",
+            ]))
+        }
+        for (volume, reason) in results.cloneAppendSkipped.sorted(by: { $0.key < $1.key }) {
+            lines += ["", "\(volume): skipped: \(reason)"]
+        }
+        if let skipped = results.cloneAppend.compactMap(\.sqliteSkipped).first {
+            lines += ["", "SQLite: skipped: \(skipped)"]
+        }
+        // The targets, each the package against itself or a reference measured in this same run.
+        var targets: [String] = []
+        let volumes = results.cloneAppend.map(\.volume).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        for volume in volumes {
+            let rows = results.cloneAppend.filter { $0.volume == volume }
+            guard let small = rows.first, let large = rows.last, large.n > small.n else { continue }
+            let growth = formatRatio(ratio(large.package, small.package))
+            let overFloor = formatRatio(ratio(large.package, large.inPlaceFloor))
+            let overRewrite = rows.map { formatRatio(ratio($0.packageBesideRewrite, $0.rewriteFloor)) }
+            targets.append(
+                "- \(volume): an append at \(formatCount(large.n)) records costs \(growth) the one at"
+                    + " \(formatCount(small.n)), and \(overFloor) the in-place floor; package / rewrite"
+                    + " \(overRewrite.joined(separator: ", "))."
+            )
+        }
+        if !targets.isEmpty {
+            lines += [""] + targets
+        }
+        lines += ["", "![Time per durable append against n, by file system](append-by-file-system.svg)"]
         return lines
     }
 

@@ -74,6 +74,24 @@ struct CrowdedResult {
     var alone: Samples
 }
 
+/// One durable append onto a file of `n` records on one file system, with the floors and SQLite beside it.
+struct CloneAppendResult {
+    var volume: String
+    var n: Int
+    /// Interleaved with the in-place floor and SQLite.
+    var package = Samples()
+    /// Interleaved with the whole-file rewrite, in a phase of its own.
+    var packageBesideRewrite = Samples()
+    /// The first append after the cache was cleared, as a process's first save: it decodes the file.
+    var packageCold = Samples()
+    var rewriteFloor = Samples()
+    var inPlaceFloor = Samples()
+    var sqliteWAL = Samples()
+    var sqliteDelete = Samples()
+    /// Why SQLite did not run, if it did not.
+    var sqliteSkipped: String?
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
@@ -82,6 +100,9 @@ struct Results {
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
     var crowded: [CrowdedResult] = []
+    var cloneAppend: [CloneAppendResult] = []
+    /// The file systems the clone workload could not run on, and why.
+    var cloneAppendSkipped: [String: String] = [:]
     var evolution: [EvolutionResult] = []
     var started = Date()
     var elapsedSeconds: Double = 0

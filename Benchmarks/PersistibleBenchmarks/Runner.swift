@@ -46,8 +46,15 @@ enum Runner {
         let markdown = Report(results: results).markdown
         print(markdown)
         do {
-            try write(markdown: markdown, chart: LogLogChart.append(results.append).svg, to: settings.outputDirectory)
-            progress("Wrote results.md and append.svg to \(settings.outputDirectory.path)")
+            try write(
+                markdown: markdown,
+                charts: [
+                    "append.svg": LogLogChart.append(results.append).svg,
+                    "append-by-file-system.svg": LogLogChart.appendByFileSystem(results.cloneAppend).svg,
+                ],
+                to: settings.outputDirectory
+            )
+            progress("Wrote results.md, append.svg and append-by-file-system.svg to \(settings.outputDirectory.path)")
         } catch {
             printError("FAIL: could not write the results: \(error)")
             return 1
@@ -92,6 +99,8 @@ enum Runner {
         }
         progress("store write, \(formatCount(plan.storeWriteChanges)) inserts onto \(formatCount(plan.storeWriteRecords)) records")
         results.storeWrite.append(try StoreWriteWorkload(sandbox: sandbox, plan: plan).run())
+
+        try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
     }
 
     private static func measureCrowded(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
@@ -102,9 +111,51 @@ enum Runner {
         }
     }
 
-    private static func write(markdown: String, chart: String, to directory: URL) throws {
+    /// The append workload on the sandbox's own file system and on a mounted XFS with reflink, where saves clone.
+    private static func measureCloneAppends(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
+        func run(volume: String, directory: URL) throws {
+            for n in plan.cloneAppendSizes {
+                progress("append by file system, \(volume), n = \(formatCount(n))")
+                let workload = CloneAppendWorkload(volume: volume, directory: directory, plan: plan)
+                results.cloneAppend.append(try withArchiveDirectory(directory) { try workload.run(n: n) })
+            }
+        }
+        let ordinary = sandbox.file("ordinary")
+        try FileManager.default.createDirectory(at: ordinary, withIntermediateDirectories: false)
+        try run(volume: fileSystemName(of: ordinary.path), directory: ordinary)
+
+        let image: XFSImage
+        do {
+            image = try XFSImage(in: sandbox)
+        } catch {
+            progress("append by file system, XFS with reflink: skipped: \(error)")
+            results.cloneAppendSkipped["XFS with reflink"] = "\(error)"
+            return
+        }
+        // Unmounted before the sandbox is removed, whatever happens: removing it mounted would empty the image.
+        defer { image.unmount() }
+        try run(volume: "XFS (reflink)", directory: image.root)
+    }
+
+    /// The file system's type as `findmnt` names it, such as "ext4".
+    private static func fileSystemName(of path: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/findmnt")
+        process.arguments = ["-n", "-o", "FSTYPE", "-T", path]
+        let output = Pipe()
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return "the sandbox's file system" }
+        let name = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        process.waitUntilExit()
+        return name.isEmpty ? "the sandbox's file system" : name
+    }
+
+    private static func write(markdown: String, charts: [String: String], to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(markdown.utf8).write(to: directory.appendingPathComponent("results.md"), options: .atomic)
-        try Data(chart.utf8).write(to: directory.appendingPathComponent("append.svg"), options: .atomic)
+        for (name, chart) in charts {
+            try Data(chart.utf8).write(to: directory.appendingPathComponent(name), options: .atomic)
+        }
     }
 }

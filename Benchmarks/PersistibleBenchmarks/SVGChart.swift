@@ -19,7 +19,8 @@ struct LogLogChart {
     private let width = 860.0
     private let height = 540.0
     private let left = 90.0
-    private let right = 250.0
+    /// Room for the legend, whose longest names are about 30 characters.
+    private let right = 280.0
     private let top = 50.0
     private let bottom = 60.0
 
@@ -147,6 +148,39 @@ extension LogLogChart {
                 line("I/O floor, durable", "#555555", dashed: false, \.floorDurable),
                 line("I/O floor, no-sync", "#555555", dashed: true, \.floorNoSync),
             ],
+            formatX: formatShortCount,
+            formatY: formatDecadeDuration
+        )
+    }
+}
+
+extension LogLogChart {
+    /// Time per durable append against the file's size on each file system, with the floors and SQLite.
+    static func appendByFileSystem(_ results: [CloneAppendResult]) -> LogLogChart {
+        let volumes = results.map(\.volume).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let colors = ["#1f77b4", "#2ca02c", "#9467bd"]
+        var series: [Series] = []
+        for (index, volume) in volumes.enumerated() {
+            let rows = results.filter { $0.volume == volume }
+            func line(_ name: String, _ color: String, dashed: Bool, _ samples: (CloneAppendResult) -> Samples) -> Series {
+                Series(name: name, color: color, dashed: dashed, points: rows.map { (Double($0.n), samples($0).median) })
+            }
+            let color = colors[index % colors.count]
+            series.append(line("Persistible, \(volume)", color, dashed: false, \.package))
+            series.append(line("Rewrite floor, \(volume)", color, dashed: true, \.rewriteFloor))
+            if index == volumes.count - 1 {
+                series.append(line("In-place floor, \(volume)", "#555555", dashed: true, \.inPlaceFloor))
+            }
+            if index == 0 {
+                series.append(line("SQLite WAL, \(volume)", "#ff7f0e", dashed: false, \.sqliteWAL))
+                series.append(line("SQLite DELETE, \(volume)", "#d62728", dashed: false, \.sqliteDelete))
+            }
+        }
+        return LogLogChart(
+            title: "One durable append onto a file of n records",
+            xLabel: "records in the file (n)",
+            yLabel: "time per append (median)",
+            series: series,
             formatX: formatShortCount,
             formatY: formatDecadeDuration
         )

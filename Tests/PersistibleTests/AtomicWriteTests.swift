@@ -3,9 +3,9 @@ import Persistible
 import Testing
 
 @Suite struct AtomicWriteTests {
-    @Test(arguments: [true, false])
-    func aSymbolicLinkStaysALinkAndItsTargetIsReplaced(relative: Bool) throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases, [true, false])
+    func aSymbolicLinkStaysALinkAndItsTargetIsReplaced(on volume: Volume, relative: Bool) throws {
+        let directory = try TemporaryDirectory(on: volume)
         let real = directory.url.appendingPathComponent("dotfiles", isDirectory: true)
         try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
         let target = real.appendingPathComponent("person_data.json")
@@ -37,9 +37,9 @@ import Testing
         #expect(try Data(contentsOf: target) == Person.archiveEncoder.encode(sam))
     }
 
-    @Test(arguments: [0o600, 0o640, 0o604])
-    func theFilesModeIsKept(mode: Int) throws {
-        try inTemporaryDirectory { _ in
+    @Test(arguments: Volume.allCases, [0o600, 0o640, 0o604])
+    func theFilesModeIsKept(on volume: Volume, mode: Int) throws {
+        try inTemporaryDirectory(on: volume) { _ in
             try sam.saveToFile()
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: Person.archiveUrl.path)
             try amy.saveToFile()
@@ -50,9 +50,9 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another owner"))
-    func theFilesOwnerIsKeptWhenRunningAsRoot() throws {
-        try inTemporaryDirectory { _ in
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another owner"), arguments: Volume.allCases)
+    func theFilesOwnerIsKeptWhenRunningAsRoot(on volume: Volume) throws {
+        try inTemporaryDirectory(on: volume) { _ in
             try sam.saveToFile()
             #expect(chown(Person.archiveUrl.path, 1234, 5678) == 0)
             try amy.saveToFile()
@@ -99,8 +99,9 @@ import Testing
         }
     }
 
-    @Test func aWriteThatFailsReachesTheCallerAndKeepsTheFile() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func aWriteThatFailsReachesTheCallerAndKeepsTheFile(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         try withArchiveDirectory(directory.url) {
             try (0..<10).map { StressRecord(id: "kept-\($0)") }.saveToFile()
         }

@@ -3,8 +3,9 @@ import Persistible
 import Testing
 
 @Suite struct ConcurrencyTests {
-    @Test func threadsAppendingAtOnceLoseNothing() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func threadsAppendingAtOnceLoseNothing(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         let url = directory.url
         let failures = FailureLog()
         // Threads, not tasks: the task-local directory is set again inside each one.
@@ -26,8 +27,9 @@ import Testing
         #expect(try directory.contents() == ["Note.json", "Note.json.lock"])
     }
 
-    @Test func processesAppendingAtOnceLoseNothing() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func processesAppendingAtOnceLoseNothing(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         let writers = try (0..<4).map { try ChildProcess("StressWriter", ["append", directory.path, "writer\($0)", "60"]) }
         // This process appends at the same time, through its cache, which the others keep invalidating.
         try withArchiveDirectory(directory.url) {

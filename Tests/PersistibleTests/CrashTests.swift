@@ -5,8 +5,9 @@ import Testing
 @Suite struct CrashTests {
     /// Kills a writer with SIGKILL at a random moment of a save, many times over: the file always loads, and every
     /// save that had returned before the kill is in it.
-    @Test func aWriterKilledAtAnyMomentLeavesALoadableFileWithEveryReturnedSave() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func aWriterKilledAtAnyMomentLeavesALoadableFileWithEveryReturnedSave(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         var generator = SystemRandomNumberGenerator()
         var returned: [String] = []
         for round in 0..<24 {

@@ -87,16 +87,18 @@ import Testing
         }
     }
 
-    @Test func appendingThroughAStoreKeepsTheFilesCanonicalBytes() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func appendingThroughAStoreKeepsTheFilesCanonicalBytes(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         let store = FileStore<Movie>(url: directory.file("movies.json"))
         try store.insert(contentsOf: movies[0..<2])
         for movie in movies[2...] { try store.insert(movie) }
         #expect(try Data(contentsOf: store.url) == ArchiveFormat.encoder.encode(movies))
     }
 
-    @Test func processesRunningWriteBlocksAtOnceLoseNothing() throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: Volume.allCases)
+    func processesRunningWriteBlocksAtOnceLoseNothing(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
         let writers = try (0..<4).map {
             try ChildProcess("StressWriter", ["transact", directory.path, "writer\($0)", "25"])
         }

@@ -89,8 +89,9 @@ import Testing
         }
     }
 
-    @Test func appendingGivesTheBytesThatEncodingTheWholeArrayGives() throws {
-        try inTemporaryDirectory { _ in
+    @Test(arguments: Volume.allCases)
+    func appendingGivesTheBytesThatEncodingTheWholeArrayGives(on volume: Volume) throws {
+        try inTemporaryDirectory(on: volume) { _ in
             let people = (0..<20).map { Person(name: "P\($0) \"quoted\"\n", age: $0, school: "S/\($0)") }
             try Array(people[0..<5]).saveToFile()
             for person in people[5...] { try person.saveToFile() }

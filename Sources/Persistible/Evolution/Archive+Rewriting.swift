@@ -197,6 +197,12 @@ extension Archive {
         return merged
     }
 
+    /// What a rewrite of the file `state` was read from leaves as it was, for a write that copies only the rest.
+    func unchangedPrefix(of rewrite: Rewrite, replacing state: ArchiveState<Value>) -> AtomicFile.UnchangedPrefix? {
+        guard rewrite.firstChange > 0 else { return nil }
+        return AtomicFile.UnchangedPrefix(length: rewrite.firstChange, identity: state.identity)
+    }
+
     /// Values encoded together as an array, and each element's range in the bytes.
     private func encodedElements(
         _ values: [Value]

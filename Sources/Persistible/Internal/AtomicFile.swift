@@ -4,8 +4,10 @@ import Foundation
 ///
 /// A write creates a new temporary file beside the target, writes every byte to it, gives it the target's mode and
 /// owner, flushes it, renames it over the target and flushes the directory, so that the rename itself survives a
-/// power loss. On any failure the temporary is removed and the target is untouched; there is no fallback to a
-/// write in place. A symbolic link at the target is followed, so the link stays a link and its target is replaced.
+/// power loss. When the new contents begin with the target's, and the file system shares blocks between files,
+/// the temporary starts as a clone of the target and only the rest is written. On any failure the temporary is
+/// removed and the target is untouched; there is no fallback to a write in place. A symbolic link at the target is
+/// followed, so the link stays a link and its target is replaced.
 ///
 /// Writers of one file must hold its ``FileLock``: the temporaries left by a crashed writer are recognized and
 /// removed by the next writer, which may only assume they are abandoned because it holds the lock.
@@ -89,14 +91,31 @@ struct AtomicFile {
     ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
     @discardableResult
     func write(_ bytes: Data, durability: Durability) throws -> FileIdentity {
+        try write(bytes, unchangedPrefix: nil, durability: durability)
+    }
+
+    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are those the file
+    /// holds already.
+    ///
+    /// Where the file system can, the temporary starts as a clone of the file, sharing its blocks, and only the
+    /// bytes from the first changed one on are written: the cost is that of the change, not of the file. Where it
+    /// cannot, or the file is no longer the version `unchangedPrefix` describes, every byte is written. Either way
+    /// the temporary is flushed and renamed over the file as for any write; the file itself is never written.
+    ///
+    /// - Returns: The identity of the new file.
+    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
+    ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
+    @discardableResult
+    func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         guard !DirectoryFlags.isAppendOnly(atPath: directory) else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
         var existing = stat()
         let replacing = stat(path, &existing) == 0
         let temporary = temporaryPath()
+        let clone = replacing ? unchangedPrefix.flatMap { cloneOfFile(at: temporary, keeping: $0, of: bytes) } : nil
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
-        let descriptor = retryingOnInterrupt {
+        let descriptor = clone?.descriptor ?? retryingOnInterrupt {
             open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o666)
         }
         guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
@@ -105,7 +124,18 @@ struct AtomicFile {
             if replacing {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
-            try Self.writeAll(bytes, to: descriptor)
+            if let unchangedPrefix, let clone {
+                try Self.writeAll(bytes, from: unchangedPrefix.length, to: descriptor)
+                // Writing past the clone's end has set the length; only a shorter file needs cutting (a truncate
+                // to the same length still costs a transaction on XFS).
+                if bytes.count < clone.size {
+                    guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
+                        throw SystemError.last("ftruncate", .write)
+                    }
+                }
+            } else {
+                try Self.writeAll(bytes, from: 0, to: descriptor)
+            }
             if durability == .full {
                 try flushToDisk(descriptor, "fsync")
             }
@@ -194,20 +224,59 @@ struct AtomicFile {
         guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw SystemError.last("fchmod", .write) }
     }
 
-    private static func writeAll(_ bytes: Data, to descriptor: Int32) throws {
+    /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
+    ///
+    /// Plain `write` calls after one `lseek`, rather than `pwrite`, so that every write of a save, whole or after a
+    /// clone, goes through the same call.
+    private static func writeAll(_ bytes: Data, from offset: Int, to descriptor: Int32) throws {
+        if offset > 0 {
+            guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+                throw SystemError.last("lseek", .write)
+            }
+        }
         try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard var next = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = retryingOnInterrupt { Foundation.write(descriptor, next, remaining) }
+            guard let base = buffer.baseAddress else { return }
+            var position = offset
+            while position < buffer.count {
+                let written = retryingOnInterrupt {
+                    Foundation.write(descriptor, base + position, buffer.count - position)
+                }
                 guard written > 0 else {
                     throw written == 0 ? SystemError(phase: .write, operation: "write", code: EIO)
                         : SystemError.last("write", .write)
                 }
-                next += written
-                remaining -= written
+                position += written
             }
         }
+    }
+
+    // MARK: - Clones
+
+    /// The bytes a new version of a file shares with the version it replaces.
+    struct UnchangedPrefix {
+        /// How many bytes at the start are the same.
+        var length: Int
+        /// The version whose bytes they are; any other version at the path is written whole.
+        var identity: FileIdentity
+    }
+
+    /// A descriptor of a new file at `temporary` that is a clone of the file, and its size; or `nil` if the file is
+    /// not the version `prefix` describes, or its file system cannot clone it.
+    private func cloneOfFile(
+        at temporary: String, keeping prefix: UnchangedPrefix, of bytes: Data
+    ) -> (descriptor: Int32, size: Int)? {
+        guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device)
+        else { return nil }
+        let source = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard source >= 0 else { return nil }
+        defer { close(source) }
+        var status = stat()
+        // The identity is checked on the open file, so the clone is of the very version the prefix came from.
+        guard fstat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            FileIdentity(status) == prefix.identity, Int(status.st_size) >= prefix.length
+        else { return nil }
+        return FileClone.create(atPath: temporary, cloning: source, onDevice: prefix.identity.device)
+            .map { ($0, Int(status.st_size)) }
     }
 
     // MARK: - Symbolic links

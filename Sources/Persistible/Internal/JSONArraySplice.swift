@@ -16,23 +16,25 @@ struct JSONArraySplice {
     /// - Parameters:
     ///   - additions: A non-empty array, as the same encoder wrote it.
     ///   - array: The bytes of a file that decoded as an array.
-    /// - Returns: `false`, leaving `array` unchanged, if either is not in a form it knows.
-    func append(_ additions: Data, to array: inout Data) -> Bool {
+    /// - Returns: How many bytes at the start of `array` it left as they were, so that a writer need only write
+    ///   the rest; or `nil`, leaving `array` unchanged, if either is not in a form it knows.
+    func append(_ additions: Data, to array: inout Data) -> Int? {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
         // The elements of `additions`, with the indentation an encoder gives them inside an array.
         let margin = prettyPrinted ? 2 : 1
-        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return false }
+        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return nil }
         if prettyPrinted {
             guard additions[additions.startIndex + 1] == newline, additions[additions.endIndex - 2] == newline else {
-                return false
+                return nil
             }
         }
         let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
 
         guard Self.isUTF8Array(array), let closing = array.lastIndex(where: { !isJSONWhitespace($0) }),
             array[closing] == close, let last = array[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
-        else { return false }
+        else { return nil }
 
+        let unchanged = array.distance(from: array.startIndex, to: last) + 1
         array.removeSubrange(array.index(after: last)...)
         // After the last element a comma is needed, unless the file ends its array with one (Foundation's decoder
         // reads `[a, b,]`), or holds none.
@@ -41,7 +43,7 @@ struct JSONArraySplice {
         array.append(elements)
         if prettyPrinted { array.append(newline) }
         array.append(close)
-        return true
+        return unchanged
     }
 
     /// The values that `bytes` holds after those of `previous`, as an encoded array, when `bytes` is the array

@@ -82,10 +82,11 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             }
             let bytes: Data
             var ranges: [Range<Int>]?
+            var unchangedPrefix: AtomicFile.UnchangedPrefix?
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
             if var current = state.take() {
                 if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
-                    bytes = try archive.bytes(
+                    (bytes, unchangedPrefix) = try archive.bytes(
                         appending: try archive.encode(array: Array(appended)), to: &current,
                         allValues: writer.records
                     )
@@ -98,13 +99,14 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                     // that this version does not know.
                     bytes = rewrite.bytes
                     ranges = rewrite.ranges
+                    unchangedPrefix = archive.unchangedPrefix(of: rewrite, replacing: current)
                 } else {
                     bytes = try archive.encode(array: writer.records)
                 }
             } else {
                 bytes = try archive.encode(array: writer.records)
             }
-            let identity = try file.write(bytes, durability: archive.durability)
+            let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: archive.durability)
             // The records as the writer holds them, not decoded from the file: a store keeps its own values.
             archive.keep(ArchiveState(
                 identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,

@@ -4,6 +4,8 @@ import Persistible
 /// A fresh directory for one test, readable by its owner only, removed with everything in it when the test ends.
 struct TemporaryDirectory: ~Copyable {
     let url: URL
+    /// The file system mounted for this directory alone, if any; it goes with the directory.
+    private let volume: XFSVolume?
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "/persistible-test.XXXXXX").utf8CString)
@@ -11,10 +13,20 @@ struct TemporaryDirectory: ~Copyable {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         url = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+        volume = nil
+    }
+
+    /// The root of `volume`, unmounted when the directory goes.
+    init(mounted volume: XFSVolume) {
+        url = volume.root
+        self.volume = volume
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: url)
+        // A mounted volume is unmounted and removed whole.
+        if volume == nil {
+            try? FileManager.default.removeItem(at: url)
+        }
     }
 
     var path: String { url.path }

@@ -29,7 +29,7 @@ extension Archive {
         var start = length
         while start < values.endIndex {
             let end = min(start + length, values.endIndex)
-            guard splice.append(try encode(Array(values[start..<end])), to: &bytes) else {
+            guard splice.append(try encode(Array(values[start..<end])), to: &bytes) != nil else {
                 // A format the splice does not know: encode it whole.
                 return try encode(values)
             }
@@ -38,27 +38,26 @@ extension Archive {
         return bytes
     }
 
-    /// Adds the values not yet in the file, after the ones that are, under the lock; writes nothing if none is new.
-    ///
-    /// A file that does not exist receives `incoming` as written: a single value when `asSingleValue` is set,
-    /// else the array without its duplicates. A file that cannot be read is left alone and the error thrown.
-    ///
-
     /// The file's bytes once the values encoded in `additions` follow the values of `state`: spliced into
     /// `state.bytes` when the file holds an array, so existing values are not encoded again; else, when some
     /// records are stale, rewritten with every other record's bytes kept; else `allValues` encoded whole.
     ///
     /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
+    ///
+    /// - Returns: The bytes, and the part of them the file holds already, for the write to keep rather than write
+    ///   again; `nil` when they were encoded whole.
     func bytes(
         appending additions: Data,
         to state: inout ArchiveState<Value>,
         allValues: @autoclosure () -> [Value]
-    ) throws(PersistenceError) -> Data {
+    ) throws(PersistenceError) -> (bytes: Data, unchangedPrefix: AtomicFile.UnchangedPrefix?) {
         // Records that needed a default or a migration are written anew, in the current format.
         if !state.isSingleValue, state.stale.isEmpty, splices {
             var bytes = Data()
             swap(&bytes, &state.bytes)
-            if JSONArraySplice(encoder: encoder).append(additions, to: &bytes) { return bytes }
+            if let kept = JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
+                return (bytes, AtomicFile.UnchangedPrefix(length: kept, identity: state.identity))
+            }
             swap(&bytes, &state.bytes)
         }
         let values = allValues()
@@ -67,9 +66,9 @@ extension Archive {
         if let rewrite = try rewriteKeepingUntouched(
             state, storedCount: existing, records: values, sources: sources, originals: [:]
         ) {
-            return rewrite.bytes
+            return (rewrite.bytes, unchangedPrefix(of: rewrite, replacing: state))
         }
-        return try encode(array: values)
+        return (try encode(array: values), nil)
     }
 
     private static func describe(_ error: EncodingError) -> String {

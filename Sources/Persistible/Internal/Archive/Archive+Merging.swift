@@ -120,12 +120,15 @@ extension Archive {
     private func append(_ additions: [Value], to state: inout ArchiveState<Value>, file: AtomicFile) throws {
         let encoded = try encode(array: additions)
         let bytes: Data
+        let unchangedPrefix: AtomicFile.UnchangedPrefix?
         do {
             // Scoped, so that `state.values` is the only reference again when it grows below.
             let existing = state.values
-            bytes = try self.bytes(appending: encoded, to: &state, allValues: existing + additions)
+            (bytes, unchangedPrefix) = try self.bytes(
+                appending: encoded, to: &state, allValues: existing + additions
+            )
         }
-        state.identity = try file.write(bytes, durability: durability)
+        state.identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         state.isSingleValue = false
         // Records that needed a default or a migration were written in the current format.

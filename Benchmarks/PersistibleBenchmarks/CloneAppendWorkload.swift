@@ -1,0 +1,135 @@
+import Foundation
+import Persistible
+
+/// Appending one new value to a file of n records on one file system, against what an append must cost there at
+/// least and against SQLite.
+///
+/// On a file system that clones (XFS with reflink) the package writes only the file's new end; elsewhere (ext4) it
+/// writes the whole file. References, each interleaved with the package: the durable rewrite of the whole file
+/// (`IOFloor`, in a phase of its own), the in-place floor (`pwrite` of the same new end onto the file itself and
+/// `fdatasync`, which no atomic save can beat), and one durable SQLite insert in WAL and in rollback-journal mode.
+struct CloneAppendWorkload {
+    let volume: String
+    let directory: URL
+    let plan: Plan
+
+    func run(n: Int) throws -> CloneAppendResult {
+        let repetitions = plan.cloneAppendRepetitions
+        let seed = try Record.archiveEncoder.encode((0..<n).map(Record.init(index:)))
+        let rewriteFile = directory.appendingPathComponent("floor-rewrite.json")
+        let inPlaceFile = directory.appendingPathComponent("floor-in-place.json")
+        for file in [Record.archiveUrl, rewriteFile, inPlaceFile] {
+            try seed.write(to: file)
+        }
+        let inPlace = try InPlaceFloor(path: inPlaceFile.path)
+        defer { inPlace.close() }
+
+        var sqlite: [SQLiteReference.JournalMode: SQLiteReference] = [:]
+        var sqliteSkipped: String?
+        do {
+            for mode in SQLiteReference.JournalMode.allCases {
+                let database = directory.appendingPathComponent("records-\(mode.rawValue).sqlite")
+                sqlite[mode] = try SQLiteReference(database: database, mode: mode, records: n)
+            }
+        } catch {
+            sqliteSkipped = "\(error)"
+            sqlite = [:]
+        }
+
+        var nextIndex = n
+        func freshIndex() -> Int {
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+        let append = { _ = try Record(index: freshIndex()).saveToFile() }
+        let coldAppend = {
+            Record.clearArchiveCache()
+            _ = try Record(index: freshIndex()).saveToFile()
+        }
+        let rewrite = { try IOFloor.rewrite(seed, atPath: rewriteFile.path, durable: true) }
+        let writeInPlace = { try inPlace.append(Record(index: freshIndex())) }
+
+        // The first save decodes the file and remembers it, as an app's first save does; later ones are the steady
+        // state. The cold rows measure that first save on its own.
+        try append()
+        try rewrite()
+        try writeInPlace()
+
+        var result = CloneAppendResult(volume: volume, n: n, sqliteSkipped: sqliteSkipped)
+        var coldAppends = 0
+        // The whole-file rewrite has a phase of its own, beside a second series of appends: at 100,000 records it
+        // leaves 10 MB to write back after every round, which would slow whatever ran next in the first phase.
+        for round in 0..<repetitions {
+            try interleave(round: round, [
+                { result.packageBesideRewrite.add(try Stopwatch.seconds(append)) },
+                { result.rewriteFloor.add(try Stopwatch.seconds(rewrite)) },
+            ])
+        }
+        Sandbox.removeFile(rewriteFile)
+        // What the rewrites left in the page cache reaches the disk before the next phase is timed.
+        sync()
+        for round in 0..<repetitions {
+            var contenders: [() throws -> Void] = [
+                { result.package.add(try Stopwatch.seconds(append)) },
+                { result.inPlaceFloor.add(try Stopwatch.seconds(writeInPlace)) },
+            ]
+            if let wal = sqlite[.wal], let delete = sqlite[.delete] {
+                contenders.append { result.sqliteWAL.add(try wal.insert()) }
+                contenders.append { result.sqliteDelete.add(try delete.insert()) }
+            }
+            if round < plan.coldAppendRepetitions {
+                contenders.append { result.packageCold.add(try Stopwatch.seconds(coldAppend)) }
+                coldAppends += 1
+            }
+            try interleave(round: round, contenders)
+        }
+
+        // A contender that silently failed to append would look fast; each must hold every record it was given.
+        let packageCount = try Record.loadListFromFile().count
+        guard packageCount == n + 1 + 2 * repetitions + coldAppends else {
+            throw WorkloadFailure(description: "append on \(volume): the file holds \(packageCount) records")
+        }
+        for (mode, reference) in sqlite {
+            let count = try reference.finish()
+            guard count == n + repetitions else {
+                throw WorkloadFailure(description: "sqlite \(mode.rawValue) on \(volume): \(count) records")
+            }
+        }
+        try Record.deleteFile()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where name.hasPrefix("floor-") || name.hasPrefix("records-") {
+            Sandbox.removeFile(directory.appendingPathComponent(name))
+        }
+        return result
+    }
+}
+
+/// Writes an append's new end onto the file itself and flushes it: what an append costs without atomicity.
+final class InPlaceFloor {
+    private let descriptor: Int32
+    private var size: Int
+
+    init(path: String) throws {
+        descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw IOFloor.Failure(operation: "open", errno: errno) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw IOFloor.Failure(operation: "fstat", errno: errno) }
+        size = Int(status.st_size)
+    }
+
+    /// Replaces the closing "\n]" with ",", the record as the package indents it, and a new "\n]".
+    func append(_ record: Record) throws {
+        let encoded = try Record.archiveEncoder.encode([record])
+        var tail = Data(",".utf8)
+        tail.append(encoded.dropFirst())
+        let offset = size - 2
+        let written = tail.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
+        guard written == tail.count else { throw IOFloor.Failure(operation: "pwrite", errno: errno) }
+        guard fdatasync(descriptor) == 0 else { throw IOFloor.Failure(operation: "fdatasync", errno: errno) }
+        size = offset + tail.count
+    }
+
+    func close() {
+        _ = Foundation.close(descriptor)
+    }
+}
