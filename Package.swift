@@ -18,6 +18,7 @@ let package = Package(
             // where the process tests start them.
             dependencies: [
                 "Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "PersistibleProbe", "VersionedWriter",
+                "ChangeWriter",
             ],
             // Files earlier versions wrote, read by path: they are evidence, not resources to ship.
             exclude: ["Fixtures"]
@@ -30,6 +31,8 @@ let package = Package(
         .executableTarget(name: "PersistibleProbe", dependencies: ["Persistible"], path: "Tests/Probe"),
         // Two versions of one model writing the same file, for the model evolution tests.
         .executableTarget(name: "VersionedWriter", dependencies: ["Persistible"], path: "Tests/VersionedWriter"),
+        // A child process that changes a file in every way the watching tests must see.
+        .executableTarget(name: "ChangeWriter", dependencies: ["Persistible"], path: "Tests/ChangeWriter"),
 
         // Examples
         .executableTarget(name: "PersonDemo", dependencies: ["Persistible"], path: "Examples/PersonDemo"),

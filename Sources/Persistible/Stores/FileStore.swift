@@ -12,9 +12,9 @@ import Foundation
 /// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq`` holds the
 /// file's lock from reading to writing, so concurrent writes are applied one after the other and none is lost.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
-    private let archive: Archive<Object>
+    let archive: Archive<Object>
     /// The error every operation throws, when the store was made for a type whose file name is invalid.
-    private let invalid: PersistenceError?
+    let invalid: PersistenceError?
     private let identity = RecordIdentity<Object>()
 
     /// A store in the file at `url`.

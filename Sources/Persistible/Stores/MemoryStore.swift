@@ -9,6 +9,8 @@ import Foundation
 public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
+    /// The change sequences iterating now, woken after each write that changes something.
+    let observers = Locked<[UInt64: ChangeSignal]>([:])
 
     /// Creates an empty store.
     public init() {
@@ -34,15 +36,23 @@ public final class MemoryStore<Object: Hashable>: Store {
     }
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
-        try state.withLock { state in
+        let result = try state.withLock { state in
             var writer = StoreWriter(records: state.records, identity: identity, location: Self.location)
             let result = try body(&writer)
             if writer.hasChanges {
                 state.changes?.record(from: state.records, to: writer.records, identity: identity)
                 state.records = writer.records
+                state.version += 1
             }
             return result
         }
+        for signal in observers.withLock({ Array($0.values) }) { signal.notify() }
+        return result
+    }
+
+    /// The records and the number of writes that changed them, read together.
+    func versionedRecords() -> ([Object], UInt64) {
+        state.withLock { ($0.records, $0.version) }
     }
 
     /// The changes made to a draft since it was made or last merged, which are then forgotten.
@@ -59,6 +69,8 @@ extension MemoryStore {
         var records: [Object]
         /// What was changed, for a draft; `nil` for a store that is not one.
         var changes: Changes?
+        /// How many writes changed the records, so that a change sequence can tell a new state from one it yielded.
+        var version: UInt64 = 0
     }
 
     /// The changes made to a draft, in the order they were made.

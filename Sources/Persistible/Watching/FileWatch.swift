@@ -1,0 +1,165 @@
+import Foundation
+
+/// The watch behind a file's change sequence: it wakes the consumer when the file at `path` may have changed,
+/// by the platform's events or by polling.
+final class FileWatch: ChangeSource {
+    let path: String
+    private let detection: ChangeDetection
+    private let signal = ChangeSignal()
+    private let state = Locked(State())
+
+    private struct State: Sendable {
+        var events: FileEvents?
+        var targets: [WatchTarget] = []
+        /// What polling saw before the last read.
+        var snapshot: [EntryStatus?] = []
+        var interval: Duration?
+    }
+
+    init(path: String, detection: ChangeDetection) {
+        self.path = path
+        self.detection = detection
+    }
+
+    deinit {
+        close()
+    }
+
+    func start() {
+        switch detection.method {
+        case .polling(let interval):
+            state.withLock { $0.interval = interval }
+        case .events:
+            let signal = signal
+            guard let events = FileEvents(notify: { signal.notify() }) else {
+                state.withLock { $0.interval = ChangeDetection.defaultPollingInterval }
+                return
+            }
+            state.withLock { $0.events = events }
+            renew()
+        }
+    }
+
+    func waitForChange() async -> Bool {
+        if let interval = state.withLock({ $0.interval }) {
+            while true {
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return false
+                }
+                let now = Self.snapshot(of: WatchTarget.chain(for: path), path: path)
+                if state.withLock({ $0.snapshot != now }) { return true }
+            }
+        }
+        await signal.wait()
+        return !Task.isCancelled
+    }
+
+    func prepareRead() {
+        signal.clear()
+        if state.withLock({ $0.interval != nil }) {
+            let snapshot = Self.snapshot(of: WatchTarget.chain(for: path), path: path)
+            state.withLock { $0.snapshot = snapshot }
+        } else {
+            renew()
+        }
+    }
+
+    func close() {
+        let events = state.withLock { state in
+            defer { state.events = nil }
+            return state.events
+        }
+        events?.cancel()
+    }
+
+    /// Watches the entries the path now leads through, if they changed or a watch was lost; falls back to polling
+    /// if the platform refuses, as it does when the process has used up its inotify watches.
+    private func renew() {
+        guard let (events, targets) = state.withLock({ state in state.events.map { ($0, state.targets) } }) else { return }
+        let current = WatchTarget.chain(for: path)
+        guard current != targets || events.needsRenewal else { return }
+        if events.watch(current) {
+            state.withLock { $0.targets = current }
+        } else {
+            events.cancel()
+            let snapshot = Self.snapshot(of: current, path: path)
+            state.withLock { state in
+                state.events = nil
+                state.interval = ChangeDetection.defaultPollingInterval
+                state.snapshot = snapshot
+            }
+        }
+    }
+
+    /// The status of each entry the path leads through, and of the file it leads to.
+    private static func snapshot(of targets: [WatchTarget], path: String) -> [EntryStatus?] {
+        targets.map { EntryStatus(atPath: $0.path, following: false) } + [EntryStatus(atPath: path, following: true)]
+    }
+}
+
+/// What polling compares: the file's identity, and its mode and change time, which a change of permissions moves.
+struct EntryStatus: Hashable, Sendable {
+    var identity: FileIdentity
+    var mode: UInt32
+    var changeSeconds: Int64
+    var changeNanoseconds: Int64
+
+    init?(atPath path: String, following: Bool) {
+        var status = stat()
+        guard (following ? stat(path, &status) : lstat(path, &status)) == 0 else { return nil }
+        identity = FileIdentity(status)
+        mode = UInt32(status.st_mode)
+        #if canImport(Darwin)
+        changeSeconds = Int64(status.st_ctimespec.tv_sec)
+        changeNanoseconds = Int64(status.st_ctimespec.tv_nsec)
+        #else
+        changeSeconds = Int64(status.st_ctim.tv_sec)
+        changeNanoseconds = Int64(status.st_ctim.tv_nsec)
+        #endif
+    }
+}
+
+extension WatchTarget {
+    /// The entries that decide what `path` holds: its own, and for a symbolic link the entry it points to, and so on
+    /// to the file. Where a directory is missing, the entry of its first missing part in the nearest directory that
+    /// exists stands in, so that its creation is seen.
+    static func chain(for path: String) -> [WatchTarget] {
+        var chain: [WatchTarget] = []
+        var current = path
+        // The same bound on links as the system's.
+        for _ in 0..<40 {
+            let directory = (current as NSString).deletingLastPathComponent
+            let target = existing(WatchTarget(directory: directory, name: (current as NSString).lastPathComponent))
+            chain.append(target)
+            guard target.directory == directory, let destination = symbolicLinkDestination(atPath: current) else { break }
+            current = destination.hasPrefix("/")
+                ? destination : ((directory as NSString).appendingPathComponent(destination) as NSString).standardizingPath
+        }
+        return chain
+    }
+
+    /// `target`, or the entry on the way to it in the nearest directory that exists.
+    private static func existing(_ target: WatchTarget) -> WatchTarget {
+        var target = target
+        while !isDirectory(target.directory) {
+            let parent = (target.directory as NSString).deletingLastPathComponent
+            guard parent != target.directory else { break }
+            target = WatchTarget(directory: parent, name: (target.directory as NSString).lastPathComponent)
+        }
+        return target
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func symbolicLinkDestination(atPath path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// A store's records, now and after every change: the sequence ``FileStore/changes()`` and
+/// ``MemoryStore/changes()`` return.
+///
+/// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; a missing
+/// file is an empty store. The rules are those of ``ArchiveChanges``: the current records first, then the records
+/// after each change by any process (for a ``MemoryStore``, after each write that changed something), coalesced so
+/// that a consumer never falls behind, until the iterating task is cancelled.
+///
+/// ```swift
+/// for await records in FileStore<Movie>().changes() {
+///     print(try records.get().map(\.title))
+/// }
+/// ```
+///
+/// **A `StoreChanges` can be shared between tasks when its records are `Sendable`.**
+public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
+    public typealias Element = Result<[Object], PersistenceError>
+
+    fileprivate enum Origin {
+        case file(FileStore<Object>, ChangeDetection, Duration)
+        case memory(MemoryStore<Object>)
+    }
+
+    private let origin: Origin
+
+    init(_ store: FileStore<Object>, detection: ChangeDetection, coalescingInterval: Duration) {
+        origin = .file(store, detection, coalescingInterval)
+    }
+
+    init(_ store: MemoryStore<Object>) {
+        origin = .memory(store)
+    }
+
+    /// Starts watching: the iterator's first ``AsyncIterator/next()`` yields the records as they are now.
+    public func makeAsyncIterator() -> AsyncIterator {
+        switch origin {
+        case .file(let store, let detection, let coalescingInterval):
+            let archive = store.archive
+            let invalid = store.invalid
+            return AsyncIterator(loop: ChangeLoop(
+                source: FileWatch(path: archive.url.path, detection: detection),
+                coalescingInterval: coalescingInterval
+            ) {
+                if let invalid { return (.failure(invalid), .failed(invalid, nil)) }
+                let (records, version) = archive.watchedContents()
+                return (records.map { $0 ?? [] }, version)
+            })
+        case .memory(let store):
+            return AsyncIterator(loop: ChangeLoop(source: MemoryWatch(store.observers), coalescingInterval: .zero) {
+                let (records, version) = store.versionedRecords()
+                return (.success(records), .written(version))
+            })
+        }
+    }
+
+    /// Yields the records, once at first and then after each change.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var loop: ChangeLoop<Result<[Object], PersistenceError>, WatchedVersion>
+
+        /// The records now, first; after that, the records after the next change.
+        ///
+        /// - Returns: The next element, or `nil` once the task is cancelled.
+        public mutating func next() async -> Result<[Object], PersistenceError>? {
+            await loop.next(isolation: nil)
+        }
+
+        /// The records now, first; after that, the records after the next change; read in `actor`'s isolation.
+        ///
+        /// - Parameter actor: The actor the iteration runs on.
+        /// - Returns: The next element, or `nil` once the task is cancelled.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Result<[Object], PersistenceError>? {
+            await loop.next(isolation: actor)
+        }
+    }
+}
+
+extension StoreChanges: Sendable where Object: Sendable {}
+
+extension StoreChanges.Origin: Sendable where Object: Sendable {}
+
+/// Wakes a memory store's change sequence after each of the store's writes.
+final class MemoryWatch: ChangeSource {
+    private let observers: Locked<[UInt64: ChangeSignal]>
+    private let signal = ChangeSignal()
+    private let key = UInt64.random(in: 0...UInt64.max)
+
+    init(_ observers: Locked<[UInt64: ChangeSignal]>) {
+        self.observers = observers
+    }
+
+    func start() {
+        let signal = signal
+        observers.withLock { $0[key] = signal }
+    }
+
+    func waitForChange() async -> Bool {
+        await signal.wait()
+        return !Task.isCancelled
+    }
+
+    func prepareRead() {
+        signal.clear()
+    }
+
+    func close() {
+        observers.withLock { $0[key] = nil }
+    }
+
+    deinit {
+        close()
+    }
+}
+
+// MARK: - Watch
+
+extension FileStore {
+    /// The records, now and after every change made to the file by any process.
+    ///
+    /// The first element is the records as they are now; then one follows each change, coalesced so that a
+    /// consumer never falls behind, until the iterating task is cancelled. ``StoreChanges`` and ``ArchiveChanges``
+    /// say exactly what is seen and when.
+    ///
+    /// ```swift
+    /// for await records in store.changes() {
+    ///     switch records {
+    ///     case .success(let movies): show(movies)
+    ///     case .failure(let error): print(error) // Goes on watching.
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Returns: The sequence of the store's records.
+    public func changes() -> StoreChanges<Object> {
+        changes(detection: .events)
+    }
+
+    /// The records, now and after every change, noticed as `detection` says.
+    ///
+    /// - Parameters:
+    ///   - detection: Events, or polling at an interval, for a file system that raises no events.
+    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; the default is
+    ///     ``ChangeDetection/defaultCoalescingInterval``.
+    /// - Returns: The sequence of the store's records.
+    public func changes(
+        detection: ChangeDetection,
+        coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
+    ) -> StoreChanges<Object> {
+        precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
+        return StoreChanges(self, detection: detection, coalescingInterval: coalescingInterval)
+    }
+}
+
+extension MemoryStore {
+    /// The records, now and after every write to this store that changes them.
+    ///
+    /// It stands in for ``FileStore/changes()`` in tests and previews: the same elements, driven by this store's
+    /// own writes, each one seen (a memory store's writes are not coalesced).
+    ///
+    /// ```swift
+    /// let store = MemoryStore<Movie>()
+    /// for await records in store.changes() { … }
+    /// ```
+    ///
+    /// - Returns: The sequence of the store's records.
+    public func changes() -> StoreChanges<Object> {
+        StoreChanges(self)
+    }
+}
