@@ -9,6 +9,7 @@ import Persistible
 //     PersonDemo [--directory DIR] list [--older-than AGE] [--sort saved|name|age]
 //     PersonDemo [--directory DIR] config [sort saved|name|age]
 //     PersonDemo [--directory DIR] clear | path
+//     PersonDemo [--directory DIR] watch                print the list each time it changes, until interrupted
 
 let usage = """
     usage: PersonDemo [--directory DIR] [command]
@@ -25,6 +26,8 @@ let usage = """
       config sort ORDER     make ORDER the order list uses when not given --sort
       clear                 delete the people's file
       path                  print where the people's file and the settings file are
+      watch                 print everyone saved, and again after every change by any
+                            program, until interrupted (Control-C)
 
     options:
       --directory DIR       keep both files in DIR instead of the default directories
@@ -99,6 +102,9 @@ func run(_ command: [String]) throws {
     case "clear":
         guard command.count == 1 else { throw UsageError(message: "clear takes no arguments") }
         try Person.deleteFile()
+    case "watch":
+        guard command.count == 1 else { throw UsageError(message: "watch takes no arguments") }
+        watch()
     case "path":
         guard command.count == 1 else { throw UsageError(message: "path takes no arguments") }
         print(Person.archiveUrl.path)
@@ -168,6 +174,37 @@ func list(options: [String]) throws {
     for person in try query.result() {
         print("\(person.name)\t\(person.age)\t\(person.school)")
     }
+}
+
+/// Prints the list each time the file changes, until SIGINT, then returns so that the program exits normally.
+func watch() {
+    let changes = Person.changes()
+    // The signal is taken from its default action, which would kill the process, and handed to a dispatch source.
+    signal(SIGINT, SIG_IGN)
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    let finished = DispatchSemaphore(value: 0)
+    let watcher = Task {
+        for await change in changes {
+            switch change {
+            case .contents(let data):
+                standardOutput(data.values.map { "\($0.name)\t\($0.age)\t\($0.school)\n" }.joined() + "--")
+            case .noFile:
+                standardOutput("(no one is saved)\n--")
+            case .failure(let error):
+                standardError("PersonDemo: \(error.localizedDescription)")
+            }
+        }
+        finished.signal()
+    }
+    interrupt.setEventHandler { watcher.cancel() }
+    interrupt.resume()
+    finished.wait()
+    interrupt.cancel()
+}
+
+/// Writes a line at once, even when standard output is a pipe, which `print` would buffer.
+func standardOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 func standardError(_ text: String) {

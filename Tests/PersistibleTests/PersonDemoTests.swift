@@ -108,4 +108,23 @@ import Testing
         // The people's file was not touched: only the settings were written.
         #expect(!FileManager.default.fileExists(atPath: home.path + "/data"))
     }
+
+    @Test func watchPrintsTheListAfterEachChangeUntilInterrupted() throws {
+        let directory = try TemporaryDirectory()
+        let watcher = try ChildProcess("PersonDemo", ["--directory", directory.path, "watch"])
+        let output = OutputCollector(watcher.output)
+        let errors = PipeReader(watcher.errors)
+        #expect(output.wait(for: "(no one is saved)\n--\n", timeout: 5), "the first state: \(output.received)")
+
+        #expect(try demo(directory, "add", "Kofi", "40", "Achimota").status == 0)
+        #expect(output.wait(for: "Kofi\t40\tAchimota\n--\n"), "a save by another process: \(output.received)")
+        #expect(try demo(directory, "add", "Ama", "30", "Wesley Girls").status == 0)
+        #expect(output.wait(for: "Kofi\t40\tAchimota\nAma\t30\tWesley Girls\n--\n"), "\(output.received)")
+
+        kill(watcher.process.processIdentifier, SIGINT)
+        watcher.process.waitUntilExit()
+        #expect(watcher.process.terminationReason == .exit, "SIGINT ends it by returning, not by the signal")
+        #expect(watcher.process.terminationStatus == 0)
+        #expect(errors.wait().isEmpty)
+    }
 }

@@ -68,3 +68,45 @@ final class PipeReader: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Collects what a child writes to a pipe as it arrives, so that a test can wait for a piece of it with a deadline.
+final class OutputCollector {
+    private let condition = NSCondition()
+    private var text = ""
+    private var ended = false
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread { [self] in
+            while true {
+                let data = handle.availableData
+                condition.lock()
+                if data.isEmpty { ended = true } else { text += String(decoding: data, as: UTF8.self) }
+                condition.broadcast()
+                condition.unlock()
+                if data.isEmpty { return }
+            }
+        }.start()
+    }
+
+    /// Waits until the text holds `needle`, `count` times at least, or `timeout` passes; returns whether it does.
+    func wait(for needle: String, count: Int = 1, timeout: TimeInterval = 1) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while text.components(separatedBy: needle).count - 1 < count {
+            if ended || !condition.wait(until: deadline) { return text.components(separatedBy: needle).count - 1 >= count }
+        }
+        return true
+    }
+
+    /// Everything received so far.
+    var received: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return text
+    }
+}
+
+// Every access to `text` and `ended` holds `condition`'s lock.
+extension OutputCollector: @unchecked Sendable {}

@@ -1,0 +1,178 @@
+import Foundation
+
+#if canImport(Observation)
+import Observation
+
+/// What a type's file holds, kept current as any process changes it, for SwiftUI views and long-running programs.
+///
+/// It reads the file when it is made, then follows ``Persistible/changes()``, so ``contents``, ``values`` and
+/// ``value`` always show what the file holds, and Observation tells whoever reads them when they change:
+///
+/// ```swift
+/// struct PeopleView: View {
+///     @State private var people = ObservedArchive<Person>()
+///
+///     var body: some View {
+///         List(people.values, id: \.name) { person in Text(person.name) }
+///         Button("Add Kofi") { try? people.save(Person(name: "Kofi", age: 40, school: "Achimota")) }
+///     }
+/// }
+/// ```
+///
+/// Its writes (``save(_:)``, ``write(_:)``, ``deleteFile()``) go to the file, as those of the type and of a
+/// ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops being readable leaves
+/// the last contents in place and sets ``error``; the next good state clears it.
+///
+/// The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
+/// ``withArchiveDirectory(_:operation:)`` to show a file there.
+///
+/// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: fast for the
+/// small files of settings and short lists; keep large files off the main actor with a ``FileStore`` and its
+/// `async` operations.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+@MainActor
+@Observable
+public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendable> {
+    /// What the file holds, or `nil` when there is no file.
+    public private(set) var contents: PersistenceData<T>?
+
+    /// Why the file could not be read the last time it changed, or `nil` if it was read.
+    ///
+    /// While it is set, ``contents`` holds what the file held before it stopped being readable.
+    public private(set) var error: PersistenceError?
+
+    /// The values the file holds, in order: none when there is no file.
+    public var values: [T] { contents?.values ?? [] }
+
+    /// The single value the file holds, or `nil` if there is no file or it holds an array.
+    public var value: T? {
+        if case .single(let value) = contents { return value }
+        return nil
+    }
+
+    @ObservationIgnored private let directory: URL
+    @ObservationIgnored private let watch = WatchTask()
+
+    /// Reads the file now, and watches it from then on.
+    ///
+    /// ```swift
+    /// let settings = ObservedArchive<Settings>()
+    /// print(settings.value ?? .defaults)
+    /// ```
+    ///
+    /// - Parameter detection: How changes are noticed: events, the default, or polling for a file on a network
+    ///   file system.
+    public init(detection: ChangeDetection = .events) {
+        directory = T.archiveDirectory
+        let changes = T.changes(detection: detection)
+        apply(T.currentChange())
+        watch.task = Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }
+                self.apply(change)
+            }
+        }
+    }
+
+    deinit {
+        watch.cancel()
+    }
+
+    /// Saves `value`, as ``Persistible/saveToFile()`` does, and shows the result.
+    ///
+    /// - Parameter value: The value to save.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    public func save(_ value: T) throws {
+        defer { refresh() }
+        try inDirectory { try value.saveToFile() }
+    }
+
+    /// Saves the values that the file does not hold yet, as `Array.saveToFile()` does, and shows the result.
+    ///
+    /// - Parameter values: The values to save.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    public func save(_ values: [T]) throws {
+        defer { refresh() }
+        try inDirectory { try values.saveToFile() }
+    }
+
+    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)`` does, and
+    /// shows the result.
+    ///
+    /// ```swift
+    /// try people.write { writer in
+    ///     for person in writer.all() where person.age > 99 { writer.delete(person) }
+    /// }
+    /// ```
+    ///
+    /// The file holds an array afterwards, as every store write leaves it.
+    ///
+    /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``PersistenceError`` if the file cannot be read or written, or what `body` throws; the file is then
+    ///   as it was.
+    @discardableResult
+    public func write<Result>(_ body: (inout StoreWriter<T>) throws -> Result) throws -> Result {
+        defer { refresh() }
+        return try inDirectory { try FileStore<T>().write(body) }
+    }
+
+    /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
+    ///
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the file
+    ///   cannot be removed.
+    public func deleteFile() throws {
+        defer { refresh() }
+        try inDirectory { try T.deleteFile() }
+    }
+
+    /// Reads the file now instead of waiting for the watch: after this process's own writes, so that they show at
+    /// once.
+    public func refresh() {
+        apply(inDirectory { T.currentChange() })
+    }
+
+    private func inDirectory<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try withArchiveDirectory(directory, operation: body)
+    }
+
+    /// Shows `change`, setting only what differs, so that observers hear of real changes only.
+    private func apply(_ change: ArchiveChange<T>) {
+        switch change {
+        case .contents(let data):
+            if contents != data { contents = data }
+            if error != nil { error = nil }
+        case .noFile:
+            if contents != nil { contents = nil }
+            if error != nil { error = nil }
+        case .failure(let failure):
+            if error != failure { error = failure }
+        }
+    }
+}
+
+/// The task that keeps an ``ObservedArchive`` current, cancelled when the object is released.
+private final class WatchTask: Sendable {
+    private let state = Locked<Task<Void, Never>?>(nil)
+
+    var task: Task<Void, Never>? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    func cancel() {
+        state.withLock { $0?.cancel() }
+    }
+}
+#endif
+
+extension Persistible where Self: Codable & Hashable {
+    /// What the file holds now, as a change sequence's element.
+    static func currentChange() -> ArchiveChange<Self> {
+        do {
+            return try archive().change().0
+        } catch {
+            return .failure(error)
+        }
+    }
+}
