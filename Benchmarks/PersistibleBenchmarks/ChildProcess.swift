@@ -40,6 +40,25 @@ final class ChildProcess {
         }
     }
 
+    /// Sends `line` to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// The child's next line of output, without its newline; `nil` if it closed its output first.
+    func readLine() -> String? {
+        while true {
+            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: received[received.startIndex..<newline], as: UTF8.self)
+                received.removeSubrange(received.startIndex...newline)
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            received.append(chunk)
+        }
+    }
+
     func start() {
         input.fileHandleForWriting.write(Data("go\n".utf8))
         try? input.fileHandleForWriting.close()

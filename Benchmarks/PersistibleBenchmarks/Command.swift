@@ -5,6 +5,7 @@ enum Command {
     case help
     case benchmark(Settings)
     case childAppend(ChildAppender.Arguments)
+    case childSave(URL)
 
     static let usage = """
         usage: PersistibleBenchmarks [--quick] [--only crowded|evolution] [--output DIR]
@@ -19,6 +20,11 @@ enum Command {
 
     init(parsing arguments: [String]) throws {
         // The child mode is hidden from the usage text: only this executable starts it, with arguments it made.
+        if arguments.first == "--child-save" {
+            guard arguments.count == 2 else { throw UsageError(description: "--child-save expects DIR") }
+            self = .childSave(URL(fileURLWithPath: arguments[1], isDirectory: true))
+            return
+        }
         if arguments.first == "--child-append" {
             let rest = arguments.dropFirst()
             guard rest.count == 3 || rest.count == 4, let count = Int(rest[rest.startIndex + 2]), count >= 0 else {

@@ -8,6 +8,7 @@ func threeDigits(_ value: Double) -> String {
 }
 
 func formatDuration(_ seconds: Double) -> String {
+    if seconds < 0 { return "−" + formatDuration(-seconds) }
     switch seconds {
     case ..<1e-6: return threeDigits(seconds * 1e9) + " ns"
     case ..<1e-3: return threeDigits(seconds * 1e6) + " µs"

@@ -73,4 +73,13 @@ struct Plan {
 
     /// A cold append decodes the whole file, about a third of a second at 100,000 records.
     var coldAppendRepetitions: Int { quick ? 2 : 5 }
+
+    /// The saves whose latency the watch workload measures, in each of its two rhythms.
+    var watchLatencySaves: Int { quick ? 50 : 300 }
+
+    /// How long the idle watch waits for a change that never comes: ten seconds, as the cost of an hour is
+    /// counted in a few of them.
+    var watchIdleSeconds: Double { quick ? 2 : 10 }
+
+    var watchIdleRepetitions: Int { quick ? 1 : 2 }
 }

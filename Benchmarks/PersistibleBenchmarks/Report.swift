@@ -14,6 +14,7 @@ struct Report {
         lines += crowdedSection
         lines += cloneAppendSection
         lines += evolutionTables
+        lines += watchSection
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -305,6 +306,50 @@ struct Report {
             ]))
         }
         return lines
+    }
+
+    private var watchSection: [String] {
+        guard let watch = results.watch else { return [] }
+        var lines = [
+            "",
+            "## Watching: from another process's save to the element",
+            "",
+            "A child process saves one record at a time (without flushing, so its save returns once the file is in",
+            "place) and notes when the save returned; `changes()` in this process notes when the element holding it",
+            "arrived; both read the monotonic clock. A negative time means the element arrived before the save had",
+            "returned: the rename that makes the change visible comes before the save's last steps. \"From the",
+            "request\" counts from this process asking the child to save, so it includes the whole save and a pipe",
+            "round trip: an upper bound. Spaced saves come \(formatDuration(watch.spacing)) apart, each the first change",
+            "after a quiet spell; back-to-back saves follow each element at once, with a coalescing interval of zero",
+            "(with the default, 20 ms, a save within 20 ms of the previous read would wait for the rest of it).",
+            "",
+            "| Saves | From the save returning: median | 99th percentile | From the request: median | 99th percentile | Saves |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            latencyRow("spaced, default coalescing", watch.quiet),
+            latencyRow("back to back, no coalescing", watch.burst),
+            "",
+            "### An idle watch",
+            "",
+            "The CPU time of the whole benchmark process over \(formatDuration(watch.idleSeconds)) while one watch waits",
+            "for a change that never comes, against the same time with no watch; and how often the watch's thread woke.",
+            "",
+            "| Watch | Process CPU time | Watch thread wake-ups | Reps |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        for row in watch.idle {
+            lines.append(tableRow([
+                row.name, cell(row.cpu), row.wakeups.map { "\($0)" } ?? "–", "\(row.cpu.count)",
+            ]))
+        }
+        return lines
+    }
+
+    private func latencyRow(_ name: String, _ samples: LatencySamples) -> String {
+        tableRow([
+            name, formatDuration(samples.fromReturn.median), formatDuration(samples.fromReturn.percentile(0.99)),
+            formatDuration(samples.fromRequest.median), formatDuration(samples.fromRequest.percentile(0.99)),
+            "\(samples.fromReturn.count)",
+        ])
     }
 
     private func cell(_ samples: Samples, dividedBy divisor: Double = 1) -> String {

@@ -92,6 +92,31 @@ struct CloneAppendResult {
     var sqliteSkipped: String?
 }
 
+/// How soon a watch sees another process's save, and what it costs while idle.
+struct WatchResult {
+    /// Saves far enough apart that each is the first change after a quiet spell.
+    var quiet: LatencySamples
+    /// Saves back to back, with no coalescing.
+    var burst: LatencySamples
+    var spacing: Double
+    var idle: [IdleRow]
+    var idleSeconds: Double
+}
+
+/// From a save returning in the child, and from asking the child to save, to the watch's element.
+struct LatencySamples {
+    var fromReturn: Samples
+    var fromRequest: Samples
+}
+
+/// The CPU time of the process over the idle period with one kind of watch, or none.
+struct IdleRow {
+    var name: String
+    var cpu: Samples
+    /// The most times the watch thread woke up in one idle period, where that can be counted.
+    var wakeups: Int?
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
@@ -104,6 +129,7 @@ struct Results {
     /// The file systems the clone workload could not run on, and why.
     var cloneAppendSkipped: [String: String] = [:]
     var evolution: [EvolutionResult] = []
+    var watch: WatchResult?
     var started = Date()
     var elapsedSeconds: Double = 0
 }

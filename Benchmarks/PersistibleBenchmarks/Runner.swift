@@ -101,6 +101,8 @@ enum Runner {
         results.storeWrite.append(try StoreWriteWorkload(sandbox: sandbox, plan: plan).run())
 
         try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
+
+        results.watch = try WatchWorkload(sandbox: sandbox, plan: plan).run()
     }
 
     private static func measureCrowded(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {

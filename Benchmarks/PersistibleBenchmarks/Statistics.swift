@@ -15,6 +15,14 @@ struct Samples: Sendable {
         Self.median(of: seconds)
     }
 
+    /// The value below which `fraction` of the repetitions fall: the nearest rank, with no interpolation.
+    func percentile(_ fraction: Double) -> Double {
+        guard !seconds.isEmpty else { return .nan }
+        let sorted = seconds.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
     /// The median absolute deviation as a fraction of the median: how far a typical repetition strays.
     var relativeSpread: Double {
         let center = median

@@ -20,4 +20,6 @@ case .benchmark(let settings):
     exit(Runner.run(settings))
 case .childAppend(let child):
     exit(ChildAppender.run(child))
+case .childSave(let directory):
+    exit(ChildSaver.run(directory: directory))
 }

@@ -99,13 +99,19 @@ final class Inotify: Sendable {
             return nil
         }
         state.descriptor = descriptor
-        Thread { Inotify.shared.readEvents(descriptor: descriptor) }.start()
+        // Waits for the thread to name itself, so that whoever looks at the process's threads can tell it at once.
+        let named = DispatchSemaphore(value: 0)
+        Thread {
+            nameCurrentThread()
+            named.signal()
+            Inotify.shared.readEvents(descriptor: descriptor)
+        }.start()
+        named.wait()
         return watch
     }
 
     /// The reader thread: waits for events, hands them out, and ends once nothing is watched.
     private func readEvents(descriptor: Int32) {
-        Self.nameCurrentThread()
         // Room for many events at once; the kernel never splits one.
         let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
         let buffer = UnsafeMutableRawPointer.allocate(
