@@ -21,9 +21,10 @@ struct WatchWorkload {
         progress("watch latency, \(plan.watchLatencySaves) saves back to back, no coalescing")
         let burst = try latency(coalescingInterval: .zero, spacing: .zero)
 
-        var idle: [IdleRow] = []
+        let polling = ChangeDetection.defaultPollingInterval
         let contenders: [(String, ChangeDetection?)] = [
-            ("no watch", nil), ("events", .events), ("polling, every \(formatDuration(ChangeDetection.defaultPollingInterval.seconds))", .polling(every: ChangeDetection.defaultPollingInterval)),
+            ("no watch", nil), ("events", .events),
+            ("polling, every \(formatDuration(polling.seconds))", .polling(every: polling)),
         ]
         var rows = contenders.map { IdleRow(name: $0.0, cpu: Samples(), wakeups: nil) }
         for round in 0..<plan.watchIdleRepetitions {
@@ -36,8 +37,9 @@ struct WatchWorkload {
                 }
             })
         }
-        idle = rows
-        return WatchResult(quiet: quiet, burst: burst, spacing: spaced.seconds, idle: idle, idleSeconds: plan.watchIdleSeconds)
+        return WatchResult(
+            quiet: quiet, burst: burst, spacing: spaced.seconds, idle: rows, idleSeconds: plan.watchIdleSeconds
+        )
     }
 
     /// The seconds from each of the child's saves returning to the watch's element for it, and from asking the child
@@ -83,7 +85,8 @@ struct WatchWorkload {
             let changes = WatchRecord.changes(detection: detection)
             return Task.detached {
                 for await change in changes {
-                    if let count = try? change.values().count { arrivals.record(count: count, at: monotonicNanoseconds()) }
+                    let now = monotonicNanoseconds()
+                    if let count = try? change.values().count { arrivals.record(count: count, at: now) }
                 }
             }
         }
@@ -95,7 +98,8 @@ struct WatchWorkload {
         let before = processCPUSeconds()
         Thread.sleep(forTimeInterval: plan.watchIdleSeconds)
         let cpu = processCPUSeconds() - before
-        let wakeups = detection == .events ? watchThreadSwitches().flatMap { after in threadBefore.map { after - $0 } } : nil
+        let threadAfter = watchThreadSwitches()
+        let wakeups = detection == .events ? threadAfter.flatMap { after in threadBefore.map { after - $0 } } : nil
         return (cpu, wakeups)
     }
 }

@@ -34,7 +34,9 @@ func overwrite(_ path: String, with text: String) {
     let descriptor = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { fail("open \(path): \(String(cString: strerror(errno)))") }
     let bytes = Array(text.utf8)
-    guard write(descriptor, bytes, bytes.count) == bytes.count else { fail("write: \(String(cString: strerror(errno)))") }
+    guard write(descriptor, bytes, bytes.count) == bytes.count else {
+        fail("write: \(String(cString: strerror(errno)))")
+    }
     close(descriptor)
 }
 
@@ -45,7 +47,8 @@ func move(_ from: String, over path: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: ChangeWriter save|burst|insert|delete|aside|rename|overwrite|link …\n".utf8))
+    let usage = "usage: ChangeWriter save|burst|insert|delete|aside|rename|overwrite|link …\n"
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[1], isDirectory: true)

@@ -44,11 +44,10 @@ final class FileEvents: Sendable {
         var subscriptions: [Inotify.Subscription] = []
         var complete = true
         for target in targets {
-            if let subscription = Inotify.shared.subscribe(directory: target.directory, name: target.name, notify: notify) {
-                subscriptions.append(subscription)
-            } else {
-                complete = false
-            }
+            let subscription = Inotify.shared.subscribe(
+                directory: target.directory, name: target.name, notify: notify
+            )
+            if let subscription { subscriptions.append(subscription) } else { complete = false }
         }
         // The new subscriptions are made before the old are ended, so that the instance stays open between them.
         let old = state.withLock { state in
@@ -66,7 +65,9 @@ final class FileEvents: Sendable {
         func source(_ path: String, _ mask: DispatchSource.FileSystemEvent) -> (any DispatchSourceFileSystemObject)? {
             let descriptor = open(path, O_EVTONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
-            let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: mask, queue: queue)
+            let source = DispatchSource.makeFileSystemObjectSource(
+                fileDescriptor: descriptor, eventMask: mask, queue: queue
+            )
             source.setEventHandler {
                 fired.withLock { $0.fired = true }
                 notify()

@@ -77,7 +77,8 @@ final class FileWatch: ChangeSource {
     /// Watches the entries the path now leads through, if they changed or a watch was lost; falls back to polling
     /// if the platform refuses, as it does when the process has used up its inotify watches.
     private func renew() {
-        guard let (events, targets) = state.withLock({ state in state.events.map { ($0, state.targets) } }) else { return }
+        let watched = state.withLock { state in state.events.map { ($0, state.targets) } }
+        guard let (events, targets) = watched else { return }
         let current = WatchTarget.chain(for: path)
         guard current != targets || events.needsRenewal else { return }
         if events.watch(current) {
@@ -133,9 +134,12 @@ extension WatchTarget {
             let directory = (current as NSString).deletingLastPathComponent
             let target = existing(WatchTarget(directory: directory, name: (current as NSString).lastPathComponent))
             chain.append(target)
-            guard target.directory == directory, let destination = symbolicLinkDestination(atPath: current) else { break }
+            guard target.directory == directory, let destination = symbolicLinkDestination(atPath: current) else {
+                break
+            }
             current = destination.hasPrefix("/")
-                ? destination : ((directory as NSString).appendingPathComponent(destination) as NSString).standardizingPath
+                ? destination
+                : ((directory as NSString).appendingPathComponent(destination) as NSString).standardizingPath
         }
         return chain
     }

@@ -19,7 +19,7 @@ import Observation
 /// }
 /// ```
 ///
-/// Its writes (``save(_:)``, ``write(_:)``, ``deleteFile()``) go to the file, as those of the type and of a
+/// Its writes (``save(_:)-(T)``, ``write(_:)``, ``deleteFile()``) go to the file, as those of the type and of a
 /// ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops being readable leaves
 /// the last contents in place and sets ``error``; the next good state clears it.
 ///
@@ -96,7 +96,7 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
         try inDirectory { try values.saveToFile() }
     }
 
-    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)`` does, and
+    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
     /// shows the result.
     ///
     /// ```swift

@@ -94,8 +94,9 @@ final class OutputCollector {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while text.components(separatedBy: needle).count - 1 < count {
-            if ended || !condition.wait(until: deadline) { return text.components(separatedBy: needle).count - 1 >= count }
+        func found() -> Bool { text.components(separatedBy: needle).count - 1 >= count }
+        while !found() {
+            if ended || !condition.wait(until: deadline) { return found() }
         }
         return true
     }

@@ -107,7 +107,8 @@ enum WatchResources {
     static var inotifyDescriptors: Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return entries.filter { entry in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) == "anon_inode:inotify"
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")
+            return target == "anon_inode:inotify"
         }.count
     }
 
