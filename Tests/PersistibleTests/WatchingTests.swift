@@ -162,7 +162,8 @@ import Testing
         await watcher.stop()
     }
 
-    @Test func pollingSeesAnotherProcessSaveWithoutInotify() async throws {
+    @Test(.enabled(if: WatchResources.countable, "counts inotify descriptors in /proc"))
+    func pollingSeesAnotherProcessSaveWithoutInotify() async throws {
         #expect(await WatchResources.settle(descriptors: 0, threads: 0))
         let directory = try TemporaryDirectory()
         var watcher = try await watch(directory, detection: .polling(every: .milliseconds(50)))
@@ -174,7 +175,8 @@ import Testing
         await watcher.stop()
     }
 
-    @Test func cancellingReleasesTheDescriptorAndTheThread() async throws {
+    @Test(.enabled(if: WatchResources.countable, "counts inotify descriptors and threads in /proc"))
+    func cancellingReleasesTheDescriptorAndTheThread() async throws {
         #expect(await WatchResources.settle(descriptors: 0, threads: 0), "nothing is watched before")
         let directory = try TemporaryDirectory()
         let other = try TemporaryDirectory()

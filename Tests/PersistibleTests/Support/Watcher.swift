@@ -103,6 +103,15 @@ struct ChildFailure: Error, CustomStringConvertible {
 
 /// What this process holds of the watching machinery: its inotify descriptors and its watch threads.
 enum WatchResources {
+    /// Whether this system has inotify and a /proc to count in.
+    static var countable: Bool {
+        #if os(Linux)
+        return true
+        #else
+        return false
+        #endif
+    }
+
     /// The open descriptors of this process that are inotify instances.
     static var inotifyDescriptors: Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
