@@ -31,6 +31,21 @@ import Testing
         await watcher.stop()
     }
 
+    @Test func aDirectoryThatTheFirstSaveCreatesIsWatchedFromItsParent() async throws {
+        let root = try TemporaryDirectory()
+        let directory = root.url.appendingPathComponent("not/yet", isDirectory: true)
+        var watcher = Watcher(withArchiveDirectory(directory) { Watched.changes() })
+        #expect(await watcher.next() == .noFile)
+        if WatchResources.countable {
+            #expect(WatchResources.inotifyDescriptors == 1, "watched by events, not by the polling fallback")
+        }
+        try await change("save", directory.path, "a", "1")
+        #expect(await watcher.next { $0 == .contents(.single(a)) } != nil, "saw \(watcher.received)")
+        try await change("save", directory.path, "b", "2")
+        #expect(await watcher.next { $0 == .contents(.array([a, b])) } != nil, "saw \(watcher.received)")
+        await watcher.stop()
+    }
+
     enum Kind: String, CaseIterable, Sendable {
         case save, insert, delete, aside, rename, overwrite
     }
