@@ -46,6 +46,22 @@ import Testing
         await watcher.stop()
     }
 
+    @Test func aDirectoryDeletedAndMadeAgainIsWatchedAgain() async throws {
+        let root = try TemporaryDirectory()
+        let directory = root.url.appendingPathComponent("inner", isDirectory: true)
+        try withArchiveDirectory(directory) { try a.saveToFile() }
+        var watcher = Watcher(withArchiveDirectory(directory) { Watched.changes() })
+        #expect(await watcher.next() == .contents(.single(a)))
+        try FileManager.default.removeItem(at: directory)
+        #expect(await watcher.next { $0 == .noFile } != nil, "saw \(watcher.received)")
+        try await change("save", directory.path, "b", "2")
+        #expect(await watcher.next { $0 == .contents(.single(b)) } != nil, "saw \(watcher.received)")
+        if WatchResources.countable {
+            #expect(WatchResources.inotifyDescriptors == 1, "still watched by events")
+        }
+        await watcher.stop()
+    }
+
     enum Kind: String, CaseIterable, Sendable {
         case save, insert, delete, aside, rename, overwrite
     }
