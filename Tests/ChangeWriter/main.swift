@@ -6,6 +6,8 @@ import Persistible
 //     ChangeWriter save DIR NAME NUMBER      saves one value with saveToFile
 //     ChangeWriter burst DIR COUNT           saves COUNT values one by one, as fast as it can
 //     ChangeWriter insert DIR NAME NUMBER    inserts one value with a FileStore
+//     ChangeWriter replace DIR NAME NUMBER   makes the file hold one value with overwriteFile
+//     ChangeWriter remove DIR NAME           removes the values with that name with removeFromFile(where:)
 //     ChangeWriter delete DIR                deletes the file with deleteFile
 //     ChangeWriter aside DIR                 moves the file aside, to watched.json.aside
 //     ChangeWriter rename DIR TEXT           writes TEXT to a new file and renames it over the file, as editors do
@@ -47,7 +49,7 @@ func move(_ from: String, over path: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    let usage = "usage: ChangeWriter save|burst|insert|delete|aside|rename|overwrite|link …\n"
+    let usage = "usage: ChangeWriter save|burst|insert|replace|remove|delete|aside|rename|overwrite|link …\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
@@ -68,6 +70,12 @@ do {
         case ("insert", 4):
             guard let number = Int(arguments[3]) else { exit(2) }
             try FileStore<Watched>().insert(Watched(name: arguments[2], number: number))
+        case ("replace", 4):
+            guard let number = Int(arguments[3]) else { exit(2) }
+            try Watched(name: arguments[2], number: number).overwriteFile()
+        case ("remove", 3):
+            let name = arguments[2]
+            try Watched.removeFromFile { $0.name == name }
         case ("delete", 2):
             try Watched.deleteFile()
         case ("aside", 2):

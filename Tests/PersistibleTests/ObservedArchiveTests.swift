@@ -45,6 +45,11 @@ extension WatchingTests {
         let directory = try TemporaryDirectory()
         let observed = withArchiveDirectory(directory.url) { ObservedArchive<Watched>() }
         #expect(observed.contents == nil)
+        #expect(try observed.update(default: a) { $0.number = 5 } == Watched(name: "a", number: 5))
+        #expect(observed.value == Watched(name: "a", number: 5), "an update shows at once")
+        #expect(try withArchiveDirectory(directory.url) { try Watched.loadFromFile() } == Watched(name: "a", number: 5))
+        try observed.deleteFile()
+        #expect(observed.contents == nil)
         try observed.save(a)
         #expect(observed.value == a)
         try observed.write { $0.insert(b) }

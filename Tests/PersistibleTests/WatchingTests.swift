@@ -63,7 +63,7 @@ import Testing
     }
 
     enum Kind: String, CaseIterable, Sendable {
-        case save, insert, delete, aside, rename, overwrite
+        case save, insert, replace, remove, delete, aside, rename, overwrite
     }
 
     @Test(arguments: Kind.allCases)
@@ -79,6 +79,12 @@ import Testing
         case .insert:
             try await change("insert", directory.path, "b", "2")
             expected = .contents(.array([a, b]))
+        case .replace:
+            try await change("replace", directory.path, "c", "3")
+            expected = .contents(.single(Watched(name: "c", number: 3)))
+        case .remove:
+            try await change("remove", directory.path, "a")
+            expected = .contents(.array([]))
         case .delete:
             try await change("delete", directory.path)
             expected = .noFile

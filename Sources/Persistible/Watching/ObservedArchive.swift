@@ -19,9 +19,9 @@ import Observation
 /// }
 /// ```
 ///
-/// Its writes (``save(_:)-(T)``, ``write(_:)``, ``deleteFile()``) go to the file, as those of the type and of a
-/// ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops being readable leaves
-/// the last contents in place and sets ``error``; the next good state clears it.
+/// Its writes (``update(default:_:)``, ``save(_:)-(T)``, ``write(_:)``, ``deleteFile()``) go to the file, as those
+/// of the type and of a ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops
+/// being readable leaves the last contents in place and sets ``error``; the next good state clears it.
 ///
 /// The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
 /// ``withArchiveDirectory(_:operation:)`` to show a file there.
@@ -78,22 +78,60 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
         watch.cancel()
     }
 
+    /// Changes the single value the file holds, or `defaultValue` when there is no file, under the file's lock, as
+    /// ``Persistible/update(default:_:)`` does, and shows the result: the way to change settings.
+    ///
+    /// ```swift
+    /// struct SettingsView: View {
+    ///     @State private var settings = ObservedArchive<Settings>()
+    ///
+    ///     var body: some View {
+    ///         Stepper("Font size: \(settings.value?.fontSize ?? 12)") {
+    ///             try? settings.update(default: Settings()) { $0.fontSize += 1 }
+    ///         } onDecrement: {
+    ///             try? settings.update(default: Settings()) { $0.fontSize -= 1 }
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - defaultValue: The value to start from when there is no file; evaluated only then.
+    ///   - body: Changes the value; nothing is written if it throws or changes nothing.
+    /// - Returns: The value the file holds afterwards.
+    /// - Throws: ``PersistenceError``, as ``Persistible/update(default:_:)`` does: with
+    ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array, and
+    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `T` nor `[T]`; or what
+    ///   `defaultValue` or `body` throws. The file is then as it was.
+    @discardableResult
+    public func update(
+        default defaultValue: @autoclosure () throws -> T,
+        _ body: (inout T) throws -> Void
+    ) throws -> T {
+        defer { refresh() }
+        return try inDirectory { try T.update(default: defaultValue(), body) }
+    }
+
     /// Saves `value`, as ``Persistible/saveToFile()`` does, and shows the result.
     ///
     /// - Parameter value: The value to save.
+    /// - Returns: Whether anything was written.
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
-    public func save(_ value: T) throws {
+    @discardableResult
+    public func save(_ value: T) throws -> Bool {
         defer { refresh() }
-        try inDirectory { try value.saveToFile() }
+        return try inDirectory { try value.saveToFile() }
     }
 
     /// Saves the values that the file does not hold yet, as `Array.saveToFile()` does, and shows the result.
     ///
     /// - Parameter values: The values to save.
+    /// - Returns: How many values were added or replaced.
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
-    public func save(_ values: [T]) throws {
+    @discardableResult
+    public func save(_ values: [T]) throws -> Int {
         defer { refresh() }
-        try inDirectory { try values.saveToFile() }
+        return try inDirectory { try values.saveToFile() }
     }
 
     /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
