@@ -76,21 +76,38 @@ final class FileWatch: ChangeSource {
 
     /// Watches the entries the path now leads through, if they changed or a watch was lost; falls back to polling
     /// if the platform refuses, as it does when the process has used up its inotify watches.
+    ///
+    /// The path is resolved again after each new watch: an entry that changed between resolving and watching (a
+    /// directory made, a link pointed elsewhere) raised its event before the watch existed, and only resolving
+    /// again finds it.
     private func renew() {
         let watched = state.withLock { state in state.events.map { ($0, state.targets) } }
-        guard let (events, targets) = watched else { return }
-        let current = WatchTarget.chain(for: path)
-        guard current != targets || events.needsRenewal else { return }
-        if events.watch(current) {
-            state.withLock { $0.targets = current }
-        } else {
-            events.cancel()
-            let snapshot = Self.snapshot(of: current, path: path)
-            state.withLock { state in
-                state.events = nil
-                state.interval = ChangeDetection.defaultPollingInterval
-                state.snapshot = snapshot
+        guard let (events, watchedTargets) = watched else { return }
+        var targets = watchedTargets
+        var current = WatchTarget.chain(for: path)
+        var lost = events.needsRenewal
+        for _ in 0..<16 {
+            guard current != targets || lost else { return }
+            guard events.watch(current) else {
+                fallBackToPolling(events, current)
+                return
             }
+            targets = current
+            lost = false
+            state.withLock { $0.targets = current }
+            current = WatchTarget.chain(for: path)
+        }
+        // The path keeps changing under the watch: look again at the next wait rather than spin here.
+        signal.notify()
+    }
+
+    private func fallBackToPolling(_ events: FileEvents, _ targets: [WatchTarget]) {
+        events.cancel()
+        let snapshot = Self.snapshot(of: targets, path: path)
+        state.withLock { state in
+            state.events = nil
+            state.interval = ChangeDetection.defaultPollingInterval
+            state.snapshot = snapshot
         }
     }
 
