@@ -153,7 +153,7 @@ extension FileStore {
     }
 }
 
-extension MemoryStore {
+extension MemoryStore where Object: Codable {
     /// The records, now and after every write to this store that changes them.
     ///
     /// It stands in for ``FileStore/changes()`` in tests and previews: the same elements, driven by this store's
