@@ -62,9 +62,14 @@ extension Archive {
     /// is refused, since a link can lead anywhere.
     func delete() throws {
         do {
-            // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads.
-            guard try AtomicFile(resolving: url.path).kind() != nil else {
+            // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
+            // delete retried after its directory flush failed must still make that removal durable.
+            let resolved = try AtomicFile(resolving: url.path)
+            guard try resolved.kind() != nil else {
                 ArchiveCache.remove(path: url.path)
+                if durability == .full {
+                    try Directory.flushIfOwed(atPath: resolved.directory)
+                }
                 return
             }
             try withWriteAccess(creatingDirectory: false, deleting: true) { file in
