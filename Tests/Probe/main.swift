@@ -7,9 +7,10 @@ import Persistible
 //
 //     PersistibleProbe [--user UID:GID] DIR
 //
-// Commands: "save VALUE", "load", "delete", "hold" (takes the lock through a FileStore write block, prints
-// "locked", and keeps it until the next line arrives), "exit". Each prints "ok", what a load found, or the
-// PersistenceError's reason as Swift prints it, such as `writeFailed(operation: "rename", errno: 5)`.
+// Commands: "save VALUE", "load", "delete", "moveaside" (prints "moved" and the file's new name), "hold" (takes
+// the lock through a FileStore write block, prints "locked", and keeps it until the next line arrives), "exit".
+// Each prints "ok", what a load found, or the PersistenceError's reason as Swift prints it, such as
+// `writeFailed(operation: "rename", errno: 5)`.
 //
 // Environment: PROBE_FILE_NAME is the record type's file name (default "probe"); PROBE_LOCK_TIMEOUT_MS its lock
 // timeout (default: wait as long as it takes).
@@ -63,6 +64,8 @@ func run(_ command: String) -> Bool {
         case "delete":
             try ProbeRecord.deleteFile()
             say("ok")
+        case "moveaside":
+            say("moved " + (try ProbeRecord.moveFileAside()).lastPathComponent)
         case "hold":
             try FileStore<ProbeRecord>().write { _ in
                 say("locked")

@@ -83,8 +83,11 @@ extension Archive {
         do {
             return try withWriteAccess(creatingDirectory: false) { file in
                 ArchiveCache.remove(path: url.path)
-                guard let contents = try FileReader.contents(atPath: file.path) else { throw failure(.fileNotFound) }
-                let why = (try? decode(contents.0)) == nil ? "unreadable" : "moved-aside"
+                guard try file.kind() != nil else { throw failure(.fileNotFound) }
+                // Only a word for the name: a file too large, or not readable by this user, is still moved, since
+                // a rename needs nothing but write access to the directory.
+                let decodes = (try? FileReader.contents(atPath: file.path))?.flatMap { try? decode($0.0) } != nil
+                let why = decodes ? "moved-aside" : "unreadable"
                 let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
                 let directory = (file.path as NSString).deletingLastPathComponent
                 let formatter = ISO8601DateFormatter()

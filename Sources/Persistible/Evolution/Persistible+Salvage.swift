@@ -31,7 +31,8 @@ extension Persistible where Self: Codable & Hashable {
     /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
     /// went.
     ///
-    /// The new name is the file's with `.unreadable-<time>` (when the file does not decode) or
+    /// The new name is the file's with `.unreadable-<time>` (when the file does not decode, or cannot be read at
+    /// all, being too large or not readable by this process; a rename needs only write access to the directory) or
     /// `.moved-aside-<time>` before `.json`, the time in UTC, for example
     /// `Task.unreadable-20261123T064002Z.json`. An existing file is never replaced: if the name is taken, `-2`,
     /// `-3` and so on are added. The rename holds the lock every save takes, so it never happens in the middle of
@@ -45,8 +46,9 @@ extension Persistible where Self: Codable & Hashable {
     /// - Returns: The file's new location.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot be renamed (it then keeps its
-    ///   name), ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the lock cannot be taken, and
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    ///   name) or, with the operation `"fsync directory"`, if it was renamed but the directory could not be flushed
+    ///   (the next write there flushes it), ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the lock
+    ///   cannot be taken, and ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
     @discardableResult
     public static func moveFileAside() throws -> URL {
         try archive().moveAside()

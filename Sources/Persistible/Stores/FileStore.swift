@@ -148,7 +148,8 @@ extension FileStore {
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, and
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
     ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; the file then keeps its
-    ///   name.
+    ///   name, except after `writeFailed` with the operation `"fsync directory"`: it was renamed, and the directory
+    ///   could not be flushed (the next write there flushes it).
     @discardableResult
     public func moveFileAside() throws -> URL {
         if let invalid { throw invalid }
