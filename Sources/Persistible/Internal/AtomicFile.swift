@@ -210,18 +210,26 @@ struct AtomicFile {
         // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
         var created = stat()
         guard fstat(descriptor, &created) == 0 else { throw SystemError.last("fstat", .write) }
+        var group = created.st_gid
         if created.st_uid != existing.st_uid || created.st_gid != existing.st_gid {
             if geteuid() == 0 {
                 guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
                     throw SystemError.last("fchown", .write)
                 }
+                group = existing.st_gid
             } else if created.st_uid == existing.st_uid {
                 // Only root may give a file to another owner. An owner may give it any group it belongs to, and
                 // keeps the new file's group when it does not belong to the old one.
-                _ = fchown(descriptor, uid_t.max, existing.st_gid)
+                if fchown(descriptor, uid_t.max, existing.st_gid) == 0 { group = existing.st_gid }
             }
         }
-        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw SystemError.last("fchmod", .write) }
+        var mode = existing.st_mode & 0o7777
+        if group != existing.st_gid {
+            // The file now belongs to a group that could not read it before: it gets no group access, so that a
+            // save never lets anyone read the file who could not.
+            mode &= ~0o070
+        }
+        guard fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
     }
 
     /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
