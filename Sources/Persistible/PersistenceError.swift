@@ -130,8 +130,10 @@ extension PersistenceError: CustomStringConvertible {
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
         case .writeFailed("fsync directory", let code):
-            return "Wrote '\(path)', but its directory could not be flushed to disk: "
-                + "\(Self.message(for: code)). The new contents are in place but may not survive a power loss."
+            return "Changed '\(path)', but its directory could not be flushed to disk: "
+                + "\(Self.message(for: code)). The change is in place (the new contents, the removal or the move "
+                + "aside) but may not survive a power loss; this process's next write in that directory flushes "
+                + "it."
         case .writeFailed(let operation, let code):
             return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). "
                 + "The file was left as it was."
@@ -147,15 +149,16 @@ extension PersistenceError: CustomStringConvertible {
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."
         case .fileTooLarge(let size, let limit):
-            return "'\(path)' holds \(size) bytes, more than the \(limit) bytes a \(typeName) file may hold. "
+            return "'\(path)' holds \(size) bytes, more than the \(limit) bytes "
+                + "\(Self.article(for: typeName)) \(typeName) file may hold. "
                 + "The file was left as it is; move it aside, or make it smaller, then try again."
         case .fileNameTooLong(let name, let limit):
             return "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
                 + "room for the names of its temporary and lock files. Nothing was read or written."
         case .lockHeld(let processID):
             let holder = processID.map { "process \($0)" } ?? "another writer"
-            return "Couldn't save \(typeName) to '\(path)': \(holder) held its lock for longer than the save may "
-                + "wait. Nothing was written; try again later, or find out what that process is doing."
+            return "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
+                + "wait. Nothing was changed; try again later, or find out what that process is doing."
         }
     }
 
@@ -179,13 +182,31 @@ extension PersistenceError: CustomStringConvertible {
         url.isFileURL ? "'\(url.path)'" : "memory"
     }
 
-    /// "an" before a name that starts with a vowel letter, else "a".
+    /// "an" before a name that starts with a vowel sound, else "a", by a rule simple enough to predict.
     ///
-    /// The rule goes by the first letter, not the first sound, so that it is simple to predict: "an Item",
-    /// "an Order", "a Setting"; and also "an User" and "a Hour", which it gets wrong.
+    /// A name whose first two letters are capitals is read letter by letter, so the first letter's name decides:
+    /// "an HTTPRequest", "an SKU", "a URLRecord", "a UUIDMap". Otherwise a vowel letter takes "an" ("an Item",
+    /// "an Order", "an Umbrella", "an Update"), except where it sounds like "you" or "w": "Eu" ("a EuropeanPlug"),
+    /// "One" ("a OneTimeCode"), and "U" followed by one consonant and a vowel ("a User", "a Unit", "a Usage",
+    /// "a Utility"), though not "Un" followed by a vowel other than "i" ("an Unordered", "an Unused").
+    ///
+    /// It still gets some names wrong: a silent "h" ("a Hour", "a Heir", "a Honor"), "U" words that break the
+    /// pattern ("a Unanimous", "a Urethane" are right, "a Unable" is not), "One" words said "on" ("a Onerous"), and
+    /// initialisms said as a word ("an SQLRow" for "sequel", "an NASAMission").
     static func article(for name: String) -> String {
-        guard let first = name.first else { return "a" }
-        return "AEIOUaeiou".contains(first) ? "an" : "a"
+        let letters = Array(name)
+        guard let first = letters.first else { return "a" }
+        if letters.count > 1, first.isUppercase, letters[1].isUppercase {
+            return "AEFHILMNORSX".contains(first) ? "an" : "a"
+        }
+        let lower = Array(name.lowercased())
+        guard "aeiou".contains(lower[0]) else { return "a" }
+        func isVowel(_ index: Int) -> Bool { index < lower.count && "aeiouy".contains(lower[index]) }
+        if name.lowercased().hasPrefix("eu") || name.lowercased().hasPrefix("one") { return "a" }
+        if lower[0] == "u", lower.count > 2, !isVowel(1), isVowel(2) {
+            return lower[1] == "n" && lower[2] != "i" ? "an" : "a"
+        }
+        return "an"
     }
 
     /// The count and the noun, singular for exactly one: "0 values", "1 value", "2 values".
