@@ -10,6 +10,7 @@ import Persistible
 //     ChangeWriter remove DIR NAME           removes the values with that name with removeFromFile(where:)
 //     ChangeWriter delete DIR                deletes the file with deleteFile
 //     ChangeWriter aside DIR                 moves the file aside, to watched.json.aside
+//     ChangeWriter moveaside DIR             moves the file aside with moveFileAside
 //     ChangeWriter rename DIR TEXT           writes TEXT to a new file and renames it over the file, as editors do
 //     ChangeWriter overwrite DIR TEXT        writes TEXT into the file itself, in place
 //     ChangeWriter link LINK DESTINATION     points the symbolic link LINK at DESTINATION, atomically
@@ -49,7 +50,8 @@ func move(_ from: String, over path: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    let usage = "usage: ChangeWriter save|burst|insert|replace|remove|delete|aside|rename|overwrite|link …\n"
+    let usage = "usage: ChangeWriter save|burst|insert|replace|remove|delete|aside|moveaside|rename|overwrite|link"
+        + " …\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
@@ -80,6 +82,8 @@ do {
             try Watched.deleteFile()
         case ("aside", 2):
             move(file, over: file + ".aside")
+        case ("moveaside", 2):
+            try Watched.moveFileAside()
         case ("rename", 3):
             let temporary = directory.appendingPathComponent(".watched.json.swp").path
             overwrite(temporary, with: arguments[2])

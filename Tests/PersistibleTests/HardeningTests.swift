@@ -187,7 +187,96 @@ import Testing
         #expect(probe.send("load") == "one,two")
 
         let error = PersistenceError(.writeFailed(operation: "fsync directory", errno: EACCES), url: writable, typeName: "T")
-        #expect(error.description.contains("The new contents are in place"))
+        #expect(error.description.contains("The change is in place"))
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aDeleteRetriedAfterAFailedDirectoryFlushStillFlushes() throws {
+        let directory = try TemporaryDirectory()
+        let writable = try otherUsersDirectory(in: directory)
+        let probe = try Probe(directory: writable.path, user: otherUser)
+        defer { probe.finish() }
+        #expect(probe.send("save one") == "ok")
+        #expect(chmod(writable.path, 0o300) == 0)
+
+        let failed = #"writeFailed(operation: "fsync directory", errno: 13)"#
+        #expect(probe.send("delete") == failed, "the file is removed, the flush is not done")
+        #expect(probe.send("delete") == failed, "a retry, with nothing left to remove, still owes the flush")
+        #expect(chmod(writable.path, 0o700) == 0)
+        #expect(probe.send("delete") == "ok")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: writable.path) == ["probe.json.lock"])
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aFileMovedAsideInADirectoryThatCannotBeFlushedSaysItWasMoved() throws {
+        let directory = try TemporaryDirectory()
+        let writable = try otherUsersDirectory(in: directory)
+        let probe = try Probe(directory: writable.path, user: otherUser)
+        defer { probe.finish() }
+        #expect(probe.send("save one") == "ok")
+        #expect(chmod(writable.path, 0o300) == 0)
+
+        #expect(probe.send("moveaside") == #"writeFailed(operation: "fsync directory", errno: 13)"#)
+        #expect(chmod(writable.path, 0o700) == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: writable.path)
+        #expect(!names.contains("probe.json"), "the file was moved: \(names)")
+        #expect(names.contains { $0.hasPrefix("probe.moved-aside-") }, "\(names)")
+        #expect(probe.send("save two") == "ok", "the next write flushes what is owed")
+        #expect(probe.send("load") == "two")
+    }
+
+    // MARK: - Moving aside what cannot be read
+
+    @Test func aHugeSparseFileIsMovedAside() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("probe.json")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        #expect(truncate(file.path, 64 << 30) == 0)
+
+        let answer = try Probe.run(["moveaside"], in: directory.path)
+
+        #expect(answer.count == 1 && answer[0]?.hasPrefix("moved probe.unreadable-") == true, "\(answer)")
+        #expect(try directory.contents().filter { $0.hasPrefix("probe.unreadable-") }.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aFileThatTheWriterMayNotReadIsStillMovedAside() throws {
+        let directory = try TemporaryDirectory()
+        let writable = try otherUsersDirectory(in: directory)
+        let file = writable.appendingPathComponent("probe.json")
+        try Data(#"{"value":"root's"}"#.utf8).write(to: file)
+        #expect(chmod(file.path, 0o600) == 0, "root's own file, which the other user may not read")
+
+        let answer = try Probe.run(["moveaside"], in: writable.path, user: otherUser)
+
+        #expect(answer.count == 1 && answer[0]?.hasPrefix("moved probe.unreadable-") == true, "\(answer)")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    // MARK: - Group of a new file
+
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aSaveThatCannotKeepTheFilesGroupTakesAwayTheGroupsAccess() throws {
+        let directory = try TemporaryDirectory()
+        let writable = try otherUsersDirectory(in: directory)
+        // New files take the directory's group, which the other user does not belong to either.
+        let directoryGroup: gid_t = 4343, fileGroup: gid_t = 4242
+        #expect(chown(writable.path, otherUser.uid, directoryGroup) == 0)
+        #expect(chmod(writable.path, 0o2770) == 0)
+        let probe = try Probe(directory: writable.path, user: otherUser)
+        defer { probe.finish() }
+        #expect(probe.send("save one") == "ok")
+        let file = writable.appendingPathComponent("probe.json").path
+        #expect(chown(file, otherUser.uid, fileGroup) == 0)
+        #expect(chmod(file, 0o640) == 0)
+
+        #expect(probe.send("save two") == "ok")
+
+        var status = stat()
+        #expect(stat(file, &status) == 0)
+        #expect(status.st_uid == otherUser.uid && status.st_gid == directoryGroup, "the old group could not be kept")
+        #expect(status.st_mode & 0o7777 == 0o600, "the new group may not read what the old one could")
     }
 
     // MARK: - Long names

@@ -63,7 +63,7 @@ import Testing
     }
 
     enum Kind: String, CaseIterable, Sendable {
-        case save, insert, replace, remove, delete, aside, rename, overwrite
+        case save, insert, replace, remove, delete, aside, moveFileAside, rename, overwrite
     }
 
     @Test(arguments: Kind.allCases)
@@ -90,6 +90,9 @@ import Testing
             expected = .noFile
         case .aside:
             try await change("aside", directory.path)
+            expected = .noFile
+        case .moveFileAside:
+            try await change("moveaside", directory.path)
             expected = .noFile
         case .rename:
             try await change("rename", directory.path, #"{"name": "edited", "number": 7}"#)
