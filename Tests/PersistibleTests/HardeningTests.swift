@@ -169,60 +169,57 @@ import Testing
 
     // MARK: - Flushing the directory
 
-    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
-    func aDirectoryThatCannotBeFlushedSaysTheContentsAreInPlaceAndARetryFlushes() throws {
+    /// Runs `body` with a probe acting as the other user in its own directory, after a first save there, and with the
+    /// directory made writable and searchable but not readable, so that it cannot be opened to be flushed.
+    private func withUnflushableDirectory(_ body: (Probe, URL) throws -> Void) throws {
         let directory = try TemporaryDirectory()
         let writable = try otherUsersDirectory(in: directory)
         let probe = try Probe(directory: writable.path, user: otherUser)
         defer { probe.finish() }
         #expect(probe.send("save one") == "ok")
-        // Writable and searchable, but not readable: the directory cannot be opened to be flushed.
         #expect(chmod(writable.path, 0o300) == 0)
+        try body(probe, writable)
+    }
 
-        let failed = #"writeFailed(operation: "fsync directory", errno: 13)"#
-        #expect(probe.send("save two") == failed, "the rename is done, the flush is not")
-        #expect(probe.send("save two") == failed, "a retry, with nothing to write, still owes the flush")
-        #expect(chmod(writable.path, 0o700) == 0)
-        #expect(probe.send("save two") == "ok")
-        #expect(probe.send("load") == "one,two")
+    @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
+    func aDirectoryThatCannotBeFlushedSaysTheContentsAreInPlaceAndARetryFlushes() throws {
+        try withUnflushableDirectory { probe, writable throws in
+            let failed = #"writeFailed(operation: "fsync directory", errno: 13)"#
+            #expect(probe.send("save two") == failed, "the rename is done, the flush is not")
+            #expect(probe.send("save two") == failed, "a retry, with nothing to write, still owes the flush")
+            #expect(chmod(writable.path, 0o700) == 0)
+            #expect(probe.send("save two") == "ok")
+            #expect(probe.send("load") == "one,two")
 
-        let error = PersistenceError(.writeFailed(operation: "fsync directory", errno: EACCES), url: writable, typeName: "T")
-        #expect(error.description.contains("The change is in place"))
+            let error = PersistenceError(
+                .writeFailed(operation: "fsync directory", errno: EACCES), url: writable, typeName: "T")
+            #expect(error.description.contains("The change is in place"))
+        }
     }
 
     @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
     func aDeleteRetriedAfterAFailedDirectoryFlushStillFlushes() throws {
-        let directory = try TemporaryDirectory()
-        let writable = try otherUsersDirectory(in: directory)
-        let probe = try Probe(directory: writable.path, user: otherUser)
-        defer { probe.finish() }
-        #expect(probe.send("save one") == "ok")
-        #expect(chmod(writable.path, 0o300) == 0)
-
-        let failed = #"writeFailed(operation: "fsync directory", errno: 13)"#
-        #expect(probe.send("delete") == failed, "the file is removed, the flush is not done")
-        #expect(probe.send("delete") == failed, "a retry, with nothing left to remove, still owes the flush")
-        #expect(chmod(writable.path, 0o700) == 0)
-        #expect(probe.send("delete") == "ok")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: writable.path) == ["probe.json.lock"])
+        try withUnflushableDirectory { probe, writable throws in
+            let failed = #"writeFailed(operation: "fsync directory", errno: 13)"#
+            #expect(probe.send("delete") == failed, "the file is removed, the flush is not done")
+            #expect(probe.send("delete") == failed, "a retry, with nothing left to remove, still owes the flush")
+            #expect(chmod(writable.path, 0o700) == 0)
+            #expect(probe.send("delete") == "ok")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: writable.path) == ["probe.json.lock"])
+        }
     }
 
     @Test(.enabled(if: geteuid() == 0, "acting as another user needs root"))
     func aFileMovedAsideInADirectoryThatCannotBeFlushedSaysItWasMoved() throws {
-        let directory = try TemporaryDirectory()
-        let writable = try otherUsersDirectory(in: directory)
-        let probe = try Probe(directory: writable.path, user: otherUser)
-        defer { probe.finish() }
-        #expect(probe.send("save one") == "ok")
-        #expect(chmod(writable.path, 0o300) == 0)
-
-        #expect(probe.send("moveaside") == #"writeFailed(operation: "fsync directory", errno: 13)"#)
-        #expect(chmod(writable.path, 0o700) == 0)
-        let names = try FileManager.default.contentsOfDirectory(atPath: writable.path)
-        #expect(!names.contains("probe.json"), "the file was moved: \(names)")
-        #expect(names.contains { $0.hasPrefix("probe.moved-aside-") }, "\(names)")
-        #expect(probe.send("save two") == "ok", "the next write flushes what is owed")
-        #expect(probe.send("load") == "two")
+        try withUnflushableDirectory { probe, writable throws in
+            #expect(probe.send("moveaside") == #"writeFailed(operation: "fsync directory", errno: 13)"#)
+            #expect(chmod(writable.path, 0o700) == 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: writable.path)
+            #expect(!names.contains("probe.json"), "the file was moved: \(names)")
+            #expect(names.contains { $0.hasPrefix("probe.moved-aside-") }, "\(names)")
+            #expect(probe.send("save two") == "ok", "the next write flushes what is owed")
+            #expect(probe.send("load") == "two")
+        }
     }
 
     // MARK: - Moving aside what cannot be read
