@@ -17,8 +17,10 @@ extension Archive {
     /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes,
     /// byte for byte, and each changed record keeps the keys its type does not know.
     ///
-    /// Only the new and changed records are encoded, together; records that needed a default or a migration are
-    /// encoded too, in the current format, without carrying anything over from their old form.
+    /// Only the new and changed records are encoded, together. Records that needed a default are encoded too, in
+    /// the current format, and keep the keys their stored bytes hold beyond the encoding of the value read from
+    /// them, as changed records do. Records migrated from an older type are encoded in the current format without
+    /// carrying anything over: their stored keys are the older type's.
     ///
     /// - Parameters:
     ///   - state: The file as read: its bytes and which records are stale.
@@ -47,13 +49,16 @@ extension Archive {
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: records.count)
-        var carried: [(index: Int, original: Int)] = []
+        var carried: [(index: Int, original: Int, read: Value)] = []
         for (index, source) in sources.enumerated() {
             switch source {
             case .unchanged(let original) where !state.stale.contains(original):
                 continue
-            case .changed(let original) where !state.stale.contains(original):
-                if originals[original] != nil { carried.append((index, original)) }
+            case .unchanged(let original) where !state.migrated.contains(original):
+                // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
+                carried.append((index, original, records[index]))
+            case .changed(let original) where !state.migrated.contains(original):
+                if let read = originals[original] { carried.append((index, original, read)) }
             default:
                 break
             }
@@ -62,7 +67,7 @@ extension Archive {
         }
         var pieces = try encodedElements(encoded)
         if !carried.isEmpty {
-            let known = try encodedElements(carried.map { originals[$0.original]! })
+            let known = try encodedElements(carried.map(\.read))
             var lost: [String] = []
             for (position, change) in carried.enumerated() {
                 let storedRange = ranges[change.original]

@@ -22,6 +22,9 @@ struct ArchiveState<Value: Hashable> {
     /// The records that are not stored in the current format, because they needed a default or a migration: the
     /// next write stores them anew, so it cannot splice onto bytes that hold them.
     var stale = IndexSet()
+    /// The stale records that were migrated from an older type. The others only needed a default: their stored
+    /// bytes hold every key they held, so writing them anew carries over the keys their type does not know.
+    var migrated = IndexSet()
     /// Where each record lies in `bytes`, once a rewrite has needed to know; forgotten whenever `bytes` change.
     var recordRanges: [Range<Int>]?
 

@@ -177,3 +177,24 @@ func install<T: Persistible>(_ name: String, as type: T.Type) throws -> Data {
 func currentFormat<T: Persistible & Encodable>(_ values: [T]) throws -> Data {
     try T.archiveEncoder.encode(values)
 }
+
+/// A single value of a type without identity, whose second version renamed `theme` to `colorScheme`: `settings-v2`.
+enum RenamedSettings {
+    struct V1: Codable, Hashable, Persistible {
+        var volume: Int
+        static var fileName: String { "settings" }
+    }
+
+    struct V1WithDefaults: Codable, Hashable, Persistible {
+        var theme: String
+        var volume: Int
+        static var fileName: String { "settings" }
+        static var archiveDefaults: V1WithDefaults? { V1WithDefaults(theme: "light", volume: 5) }
+    }
+
+    struct V2: Codable, Hashable, Persistible {
+        var colorScheme: String
+        var volume: Int
+        static var fileName: String { "settings" }
+    }
+}

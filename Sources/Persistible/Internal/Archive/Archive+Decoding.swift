@@ -2,18 +2,29 @@ import Foundation
 
 // MARK: - Decoding
 
-/// What a file's bytes decode to, and which records are not stored in the current format: those that needed a
-/// default or a migration, which the next write stores anew.
-/// One record decoded, with whether it came from anything but its stored bytes as they are, or what each version
-/// said about it.
+/// Where a decoded record's value came from.
+enum RecordOrigin {
+    /// Its stored bytes as they are.
+    case stored
+    /// Its stored bytes with keys filled from the type's defaults: the stored bytes hold every key they held, keys
+    /// a newer version wrote included.
+    case filled
+    /// An older type's decoding, converted: the stored keys are that type's.
+    case migrated
+}
+
+/// One record decoded, with where its value came from, or what each version said about it.
 enum RecordDecoding<Value> {
-    case success((Value, Bool))
+    case success((Value, RecordOrigin))
     case failure(VersionMismatch)
 }
 
+/// What a file's bytes decode to, and which records are not stored in the current format: those that needed a
+/// default or a migration, which the next write stores anew; and which of them were migrated.
 struct DecodedArchive<Value> {
     var contents: PersistenceData<Value>
     var stale = IndexSet()
+    var migrated = IndexSet()
 }
 
 extension Archive {
@@ -48,8 +59,8 @@ extension Archive {
     private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
-                let (values, stale) = try decodeArray(bytes, records: ranges)
-                return DecodedArchive(contents: .array(values), stale: stale)
+                let (values, stale, migrated) = try decodeArray(bytes, records: ranges)
+                return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated)
             } catch {
                 // A value whose own encoding is an array.
                 if let single = try? decoder.decode(Value.self, from: bytes) {
@@ -61,8 +72,11 @@ extension Archive {
         guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
         let defaults = defaultsObject()
         switch decodeRecord(bytes, at: range, defaults: defaults, index: nil) {
-        case .success(let (value, isStale)):
-            return DecodedArchive(contents: .single(value), stale: isStale ? IndexSet(integer: 0) : IndexSet())
+        case .success(let (value, origin)):
+            return DecodedArchive(
+                contents: .single(value), stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
+                migrated: origin == .migrated ? IndexSet(integer: 0) : IndexSet()
+            )
         case .failure(let mismatch):
             throw mismatchError(mismatch)
         }
@@ -78,7 +92,7 @@ extension Archive {
     /// defaults are filled, else one at a time, each as the current type, then as each older one.
     func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>]
-    ) throws(PersistenceError) -> ([Value], IndexSet) {
+    ) throws(PersistenceError) -> (values: [Value], stale: IndexSet, migrated: IndexSet) {
         var source = bytes
         var filledRanges = ranges
         var stale = IndexSet()
@@ -87,30 +101,32 @@ extension Archive {
         }
         let failure: any Error
         do {
-            return (try decoder.decode([Value].self, from: source), stale)
+            return (try decoder.decode([Value].self, from: source), stale, IndexSet())
         } catch {
             failure = error
         }
         guard !evolution.migrations.isEmpty else { throw unreadable(failure, bytes: source) }
         var values: [Value] = []
+        var migrated = IndexSet()
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
             let record = source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
                 + filledRanges[index].upperBound)]
             let wasFilled = stale.contains(index)
             switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: (record, wasFilled)) {
-            case .success(let (value, isStale)):
+            case .success(let (value, origin)):
                 values.append(value)
-                if isStale { stale.insert(index) }
+                if origin != .stored { stale.insert(index) }
+                if origin == .migrated { migrated.insert(index) }
             case .failure(let mismatch):
                 throw mismatchError(mismatch)
             }
         }
-        return (values, stale)
+        return (values, stale, migrated)
     }
 
     /// Decodes one record: as the current type with its defaults filled, then as each older type from its bytes as
-    /// stored. Whether the value came from anything but the stored bytes as they are is returned with it.
+    /// stored. Where the value came from is returned with it.
     ///
     /// - Parameters:
     ///   - filled: The record with its defaults filled already, and whether that gained it a key, if the caller
@@ -129,14 +145,14 @@ extension Archive {
         let prefix = index.map { "[\($0)]" } ?? ""
         var attempts: [VersionMismatch.Attempt] = []
         do {
-            return .success((try decoder.decode(Value.self, from: current), isFilled))
+            return .success((try decoder.decode(Value.self, from: current), isFilled ? .filled : .stored))
         } catch {
             let (path, detail) = Self.describe(error)
             attempts.append(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail))
         }
         for migration in evolution.migrations {
             do {
-                return .success((try migration.decode(raw, decoder), true))
+                return .success((try migration.decode(raw, decoder), .migrated))
             } catch {
                 let (path, detail) = Self.describe(error)
                 attempts.append(.init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail))

@@ -133,6 +133,7 @@ extension Archive {
         state.isSingleValue = false
         // Records that needed a default or a migration were written in the current format.
         state.stale = IndexSet()
+        state.migrated = IndexSet()
         state.append(additions, decodedFrom: encoded, by: self)
     }
 

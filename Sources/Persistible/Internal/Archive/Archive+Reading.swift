@@ -54,6 +54,7 @@ extension Archive {
             state.identity = identity
             state.bytes = bytes
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + state.values.count }))
+            state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + state.values.count }))
             state.values += values
             for value in values { state.members?.insert(value) }
             if state.index != nil {
@@ -71,19 +72,21 @@ extension Archive {
         case .single(let value):
             return ArchiveState(
                 identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true,
-                stale: decoded.stale
+                stale: decoded.stale, migrated: decoded.migrated
             )
         case .array(let values):
             return ArchiveState(
                 identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true,
-                stale: decoded.stale
+                stale: decoded.stale, migrated: decoded.migrated
             )
         }
     }
 
     /// The values of an array that another writer appended, with the same defaults and migrations as a whole file.
-    private func decodeAppended(_ appended: Data) throws -> (values: [Value], stale: IndexSet) {
-        guard !evolution.isEmpty else { return (try decoder.decode([Value].self, from: appended), IndexSet()) }
+    private func decodeAppended(_ appended: Data) throws -> (values: [Value], stale: IndexSet, migrated: IndexSet) {
+        guard !evolution.isEmpty else {
+            return (try decoder.decode([Value].self, from: appended), IndexSet(), IndexSet())
+        }
         guard let ranges = JSONScanner.elementRanges(of: appended) else { throw CocoaError(.coderReadCorrupt) }
         return try decodeArray(appended, records: ranges)
     }
