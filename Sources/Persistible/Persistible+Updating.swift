@@ -24,6 +24,10 @@ extension Persistible where Self: Codable & Hashable {
     /// `body` runs while the lock is held: keep it short, and do not save, update or delete this type's file from
     /// it (loading is fine), or it waits for itself.
     ///
+    /// The stored value keeps the keys this type does not know, such as fields a newer version of the program
+    /// added, at every depth, unless `body` gives an `Identifiable` value another `id`; a value migrated from an
+    /// older type is written without its old keys.
+    ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value.
@@ -31,7 +35,9 @@ extension Persistible where Self: Codable & Hashable {
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
     ///   array, ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
     ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``,
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the result, and
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the result,
+    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if keys this type does not know have no
+    ///   place in the new value (an object that became `nil`), and
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)``,
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
     ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; or what `defaultValue` or
@@ -58,9 +64,14 @@ extension Persistible where Self: Codable & Hashable {
     /// try Settings(theme: "dark", fontSize: 14).overwriteFile()
     /// ```
     ///
+    /// A file that holds a single value holds one record: when this value is that record (any value of a type
+    /// that is not `Identifiable`, or one with the stored value's `id`), it keeps the keys this type does not
+    /// know, such as fields a newer version added; a value with another `id` replaces the record and takes none.
+    ///
     /// - Throws: ``PersistenceError`` in the same cases as ``saveToFile()``, including
     ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` for a file that does not hold `Self` or
-    ///   `[Self]`, which is left as it is.
+    ///   `[Self]`, which is left as it is, and ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when
+    ///   the stored value's unknown keys have no place in this one; nothing is then written.
     public func overwriteFile() throws {
         _ = try Self.archive().overwrite(with: .single(self))
     }
