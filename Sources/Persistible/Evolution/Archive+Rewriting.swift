@@ -71,10 +71,16 @@ extension Archive {
             var lost: [String] = []
             for (position, change) in carried.enumerated() {
                 let storedRange = ranges[change.original]
+                // A record whose keys cannot be told apart cannot be shown to lose none.
                 guard let storedTree = JSONNode.parse(stored, at: storedRange),
                     let knownTree = JSONNode.parse(known.bytes, at: known.ranges[position])
-                else { continue }
-                let unknown = UnknownKeys(stored: storedTree, known: knownTree)
+                else {
+                    lost.append("[\(change.original)]")
+                    continue
+                }
+                let unknown = UnknownKeys(
+                    stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known.bytes
+                )
                 guard !unknown.isEmpty else { continue }
                 let piece = encodedIndex[change.index]
                 let encoding = pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)]
@@ -161,15 +167,22 @@ extension Archive {
     ) throws(PersistenceError) -> Rewrite? {
         guard storedCount > 0, !values.isEmpty else { return nil }
         let identity = RecordIdentity<Value>()
+        // The stored positions of each identity, as a queue: `next` links each position to the next one with the
+        // same identity, so that a file holding one identity several times matches its records in order, and a
+        // later one the write did not touch keeps its bytes rather than being encoded anew.
         var stored: [AnyHashable: Int] = [:]
         stored.reserveCapacity(storedCount)
-        for position in 0..<storedCount where stored[identity.of(original(position))] == nil {
-            stored[identity.of(original(position))] = position
+        var next = [Int](repeating: -1, count: storedCount)
+        for position in (0..<storedCount).reversed() {
+            if let later = stored.updateValue(position, forKey: identity.of(original(position))) {
+                next[position] = later
+            }
         }
-        var used = Set<Int>()
         var originals: [Int: Value] = [:]
         let sources = values.map { value -> RecordSource in
-            guard let position = stored[identity.of(value)], used.insert(position).inserted else { return .new }
+            let key = identity.of(value)
+            guard let position = stored[key] else { return .new }
+            stored[key] = next[position] < 0 ? nil : next[position]
             let read = original(position)
             guard read != value else { return .unchanged(position) }
             originals[position] = read
@@ -185,13 +198,13 @@ extension Archive {
     ///
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
     func keepingUnknownKeys(in encoding: Data, of stored: Data, readAs read: Value) throws(PersistenceError) -> Data {
-        guard splices, let storedRange = JSONScanner.valueRange(of: stored),
-            let storedTree = JSONNode.parse(stored, at: storedRange)
-        else { return encoding }
+        guard splices, let storedRange = JSONScanner.valueRange(of: stored) else { return encoding }
         let known = try encode(read)
-        guard let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
-        else { return encoding }
-        let unknown = UnknownKeys(stored: storedTree, known: knownTree)
+        // A value whose keys cannot be told apart cannot be shown to lose none.
+        guard let storedTree = JSONNode.parse(stored, at: storedRange),
+            let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[0]"])) }
+        let unknown = UnknownKeys(stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known)
         guard !unknown.isEmpty else { return encoding }
         guard let merged = unknown.carried(
             into: encoding, storedBytes: stored, knownBytes: known,

@@ -74,34 +74,81 @@ struct UnknownKeys {
     private init() {}
 
     /// What `stored` holds that `known`, the encoding of the value decoded from it, lacks, at every depth.
-    init(stored: JSONNode, known: JSONNode) {
-        collect(stored, known, path: [])
+    ///
+    /// - Parameters:
+    ///   - storedBytes: The bytes the `stored` ranges point into.
+    ///   - knownBytes: The bytes the `known` ranges point into.
+    init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data) {
+        collect(stored, known, path: [], bytes: (storedBytes, knownBytes))
     }
 
-    private mutating func collect(_ stored: JSONNode, _ known: JSONNode, path: [String]) {
+    /// Whether the stored and known forms of an array element differ in something other than missing keys.
+    private var elementDiffers = false
+
+    private mutating func collect(
+        _ stored: JSONNode, _ known: JSONNode, path: [String], bytes: (stored: Data, known: Data)
+    ) {
         switch (stored, known) {
         case (.object(let members, _), .object):
             for member in members {
                 if let knownValue = known.member(member.key) {
-                    collect(member.value, knownValue, path: path + [member.key])
+                    collect(member.value, knownValue, path: path + [member.key], bytes: bytes)
                 } else {
                     self.members.append(Member(path: path, key: member.key, value: member.value.range))
                 }
             }
         case (.array(let storedElements, let storedRange), .array(let knownElements, let knownRange)):
+            // Elements cannot be matched by key: one the type dropped (a lenient decoding that skips values it
+            // does not know) or read as another value leaves the stored array different from its re-encoding.
             var inside = UnknownKeys()
-            for (index, element) in storedElements.enumerated() {
-                if index < knownElements.count {
-                    inside.collect(element, knownElements[index], path: [])
-                } else if case .object = element {
-                    // An element the type dropped entirely.
-                    inside.members.append(Member(path: [], key: "", value: element.range))
-                }
+            inside.elementDiffers = storedElements.count != knownElements.count
+            for (element, knownElement) in zip(storedElements, knownElements) where !inside.elementDiffers {
+                inside.collect(element, knownElement, path: [], bytes: bytes)
             }
-            if !inside.isEmpty { arrays.append(WholeArray(path: path, stored: storedRange, known: knownRange)) }
+            // A set's elements are encoded in an order that changes from process to process: the same scalars in
+            // another order lose nothing.
+            if inside.elementDiffers, inside.isEmpty, storedElements.count == knownElements.count,
+                let storedScalars = Self.scalarCounts(storedElements, in: bytes.stored),
+                storedScalars == Self.scalarCounts(knownElements, in: bytes.known)
+            {
+                inside.elementDiffers = false
+            }
+            if !inside.isEmpty || inside.elementDiffers {
+                arrays.append(WholeArray(path: path, stored: storedRange, known: knownRange))
+            }
+        case (.scalar(let storedRange), .scalar(let knownRange)):
+            if !Self.sameScalar(bytes.stored, storedRange, bytes.known, knownRange) { elementDiffers = true }
         default:
-            break
+            // An object read as an array or a scalar, or the other way round.
+            elementDiffers = true
         }
+    }
+
+    /// How many times each value stands in `elements`, or `nil` if one is not a scalar.
+    private static func scalarCounts(_ elements: [JSONNode], in data: Data) -> [NSObject: Int]? {
+        var counts: [NSObject: Int] = [:]
+        for element in elements {
+            guard case .scalar(let range) = element,
+                let value = try? JSONSerialization.jsonObject(
+                    with: Data(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]),
+                    options: .fragmentsAllowed
+                ) as? NSObject
+            else { return nil }
+            counts[value, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// Whether two JSON scalars hold the same value, though written differently (`1.0` and `1`, `"\u00e9"` and
+    /// `"é"`).
+    private static func sameScalar(_ a: Data, _ aRange: Range<Int>, _ b: Data, _ bRange: Range<Int>) -> Bool {
+        let first = a[(a.startIndex + aRange.lowerBound)..<(a.startIndex + aRange.upperBound)]
+        let second = b[(b.startIndex + bRange.lowerBound)..<(b.startIndex + bRange.upperBound)]
+        if first.elementsEqual(second) { return true }
+        guard let x = try? JSONSerialization.jsonObject(with: Data(first), options: .fragmentsAllowed) as? NSObject,
+            let y = try? JSONSerialization.jsonObject(with: Data(second), options: .fragmentsAllowed) as? NSObject
+        else { return false }
+        return x.isEqual(y)
     }
 
     /// The key paths, as `[3].address.zip`, for errors.

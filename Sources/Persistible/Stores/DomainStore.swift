@@ -61,39 +61,61 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
                 return result
             }
             guard writer.hasChanges else { return result }
-            storedWriter.replaceAll(with: Self.merge(writer.records, into: stored, converted, identity: identity))
+            let (records, sources) = Self.merge(writer.records, writer.recordSources, into: stored, converted)
+            storedWriter.replaceRecords(records, sources: sources)
             return result
         }
     }
 
-    /// The stored records with the changes of `records` applied: each changed or kept record where it was, the
-    /// unconvertible ones kept in place, the deleted ones left out and the new ones at the end.
+    /// The stored records with the changes of `records` applied, and where each came from: each changed or kept
+    /// record where it was, the unconvertible ones kept in place, the deleted ones left out and the new ones at
+    /// the end.
     ///
     /// A record whose domain value did not change keeps its stored form as read, so that a conversion that is not
-    /// exact both ways never changes records the write did not touch.
+    /// exact both ways never changes records the write did not touch. Records are matched by where they came
+    /// from, not by identity, so that a file holding one identity several times keeps each of them as it was.
+    ///
+    /// - Parameter sources: Where each of `records` came from, as positions among the convertible records.
     private static func merge(
-        _ records: [Object], into stored: [Object.Stored], _ converted: [Object?], identity: RecordIdentity<Object>
-    ) -> [Object.Stored] {
-        var remaining: [AnyHashable: Object] = [:]
-        var order: [AnyHashable] = []
-        for record in records {
-            let key = identity.of(record)
-            if remaining.updateValue(record, forKey: key) == nil { order.append(key) }
+        _ records: [Object], _ sources: [RecordSource], into stored: [Object.Stored], _ converted: [Object?]
+    ) -> (records: [Object.Stored], sources: [RecordSource]) {
+        // The record now at each convertible position, and the new ones.
+        var byOriginal = [Int](repeating: -1, count: converted.count)
+        var added: [Object] = []
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let original), .changed(let original): byOriginal[original] = index
+            case .new: added.append(records[index])
+            }
         }
         var result: [Object.Stored] = []
-        result.reserveCapacity(records.count + stored.count - converted.count)
+        var resultSources: [RecordSource] = []
+        result.reserveCapacity(records.count + stored.count)
+        resultSources.reserveCapacity(records.count + stored.count)
+        var original = 0
         for (index, value) in converted.enumerated() {
             guard let value else {
                 result.append(stored[index])
+                resultSources.append(.unchanged(index))
                 continue
             }
-            guard let now = remaining.removeValue(forKey: identity.of(value)) else { continue }
-            result.append(now == value ? stored[index] : now.stored)
+            defer { original += 1 }
+            let position = byOriginal[original]
+            guard position >= 0 else { continue }
+            let now = records[position]
+            if now == value {
+                result.append(stored[index])
+                resultSources.append(.unchanged(index))
+            } else {
+                result.append(now.stored)
+                resultSources.append(.changed(index))
+            }
         }
-        for key in order {
-            if let added = remaining.removeValue(forKey: key) { result.append(added.stored) }
+        for record in added {
+            result.append(record.stored)
+            resultSources.append(.new)
         }
-        return result
+        return (result, resultSources)
     }
 
     /// The stored form of each of `records`, in their order: as read for a record whose domain value did not

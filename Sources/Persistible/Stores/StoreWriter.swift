@@ -201,6 +201,34 @@ public struct StoreWriter<Object: Hashable> {
         synchronize(with: objects)
     }
 
+    /// Makes the records `objects`, where `sources` says which of the current records each one is or replaces,
+    /// by position; for a caller that knows, so that records stored with one identity several times stay as
+    /// they are unless changed.
+    mutating func replaceRecords(_ objects: [Object], sources objectSources: [RecordSource]) {
+        let current = recordSources
+        var composed: [RecordSource] = []
+        composed.reserveCapacity(objects.count)
+        for (object, source) in zip(objects, objectSources) {
+            switch source {
+            case .unchanged(let position) where records[position] == object:
+                composed.append(current[position])
+            case .unchanged(let position), .changed(let position):
+                if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
+                    replacedOriginals[original] = records[position]
+                }
+                composed.append(current[position].changed)
+            case .new:
+                composed.append(.new)
+            }
+        }
+        onlyAppended = onlyAppended && composed.count >= records.count
+            && composed.prefix(records.count).elementsEqual(current.prefix(records.count))
+        sources = composed
+        records = objects
+        index = nil
+        hasChanges = true
+    }
+
     // MARK: - Index
 
     private mutating func trackSources() {
