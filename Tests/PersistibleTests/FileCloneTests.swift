@@ -45,6 +45,43 @@ import Testing
     }
 
     @Test(arguments: Volume.allCases)
+    func savingAnEditedRecordNearTheEndSharesTheUnchangedBlocksWhereTheFileSystemCanClone(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
+        let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
+        var records = (0..<200).map { StressRecord(id: "record-\($0)") }
+        try withArchiveDirectory(directory.url) {
+            try records.saveToFile()
+            let before = try Data(contentsOf: file)
+            #expect(link(file.path, replaced.path) == 0)
+
+            records[198].payload = "changed"
+            try records[198].saveToFile()
+
+            #expect(try sharesBlocks(atPath: file.path) == (volume == .xfsReflink))
+            #expect(try Data(contentsOf: replaced) == before)
+            #expect(try Data(contentsOf: file) == StressRecord.archiveEncoder.encode(records))
+        }
+    }
+
+    @Test(arguments: Volume.allCases)
+    func removingTheLastRecordSharesTheRestAndShortensTheFileWhereTheFileSystemCanClone(on volume: Volume) throws {
+        let directory = try TemporaryDirectory(on: volume)
+        let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
+        let records = (0..<200).map { StressRecord(id: "record-\($0)") }
+        try withArchiveDirectory(directory.url) {
+            try records.saveToFile()
+            let before = try Data(contentsOf: file)
+            #expect(link(file.path, replaced.path) == 0)
+
+            #expect(try records[199].removeFromFile())
+
+            #expect(try sharesBlocks(atPath: file.path) == (volume == .xfsReflink))
+            #expect(try Data(contentsOf: replaced) == before)
+            #expect(try Data(contentsOf: file) == StressRecord.archiveEncoder.encode(Array(records[..<199])))
+        }
+    }
+
+    @Test(arguments: Volume.allCases)
     func aChangeAtTheStartOfTheFileWritesItWhole(on volume: Volume) throws {
         let directory = try TemporaryDirectory(on: volume)
         let store = FileStore<StressRecord>(url: directory.file("records.json"))

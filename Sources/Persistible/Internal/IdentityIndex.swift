@@ -39,19 +39,3 @@ struct IdentityIndex {
         }
     }
 }
-
-extension RecordIdentity {
-    /// `records` without the later records of the identities in `keys`: each keeps only its first record.
-    func keepingFirst(of keys: Set<AnyHashable>, in records: [Object]) -> [Object] {
-        guard !keys.isEmpty else { return records }
-        var seen = Set<AnyHashable>()
-        var kept: [Object] = []
-        kept.reserveCapacity(records.count)
-        for record in records {
-            let key = of(record)
-            if keys.contains(key), !seen.insert(key).inserted { continue }
-            kept.append(record)
-        }
-        return kept
-    }
-}

@@ -106,13 +106,28 @@ extension Archive {
         state.values = []
         let stored = values
         values += appended
+        // Where each value came from, known here exactly, so the rewrite need not match records by identity.
+        var sources = stored.indices.map { position in
+            replaced[position].map { $0 == stored[position] } ?? true
+                ? RecordSource.unchanged(position) : .changed(position)
+        }
+        sources += repeatElement(.new, count: appended.count)
         if !collapsed.isEmpty {
-            values = identity.keepingFirst(of: collapsed, in: values)
+            var seen = Set<AnyHashable>()
+            let kept = values.indices.filter { position in
+                let key = identity.of(values[position])
+                return !collapsed.contains(key) || seen.insert(key).inserted
+            }
+            values = kept.map { values[$0] }
+            sources = kept.map { sources[$0] }
             index = IdentityIndex(values, identity: identity)
         }
         let contents: PersistenceData<Value> = state.isSingleValue && values.count == 1
             ? .single(values[0]) : .array(values)
-        try write(contents, to: file, index: index, replacing: (state, stored.count, { replaced[$0] ?? stored[$0] }))
+        try write(
+            contents, to: file, index: index, replacing: (state, stored.count, { replaced[$0] ?? stored[$0] }),
+            sources: (sources, replaced)
+        )
         return changed.count
     }
 

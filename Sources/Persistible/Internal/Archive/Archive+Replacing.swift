@@ -48,9 +48,11 @@ extension Archive {
         to file: AtomicFile,
         index: IdentityIndex? = nil,
         members: Set<Value>? = nil,
-        replacing previous: (state: ArchiveState<Value>, count: Int, original: (Int) -> Value)? = nil
+        replacing previous: (state: ArchiveState<Value>, count: Int, original: (Int) -> Value)? = nil,
+        sources: (records: [RecordSource], originals: [Int: Value])? = nil
     ) throws {
         var bytes: Data
+        var unchangedPrefix: AtomicFile.UnchangedPrefix?
         let isSingleValue: Bool
         var ranges: [Range<Int>]?
         switch contents {
@@ -69,17 +71,31 @@ extension Archive {
             }
             isSingleValue = true
         case .array(let values):
-            if let previous, let rewrite = try rewriteKeepingUntouched(
-                values, replacing: previous.state, storedCount: previous.count, original: previous.original
-            ) {
+            // A caller that knows where each value came from says so; others have them found by identity.
+            let rewrite = try previous.flatMap { previous throws(PersistenceError) in
+                if let sources {
+                    try rewriteKeepingUntouched(
+                        previous.state, storedCount: previous.count, records: values, sources: sources.records,
+                        originals: sources.originals
+                    )
+                } else {
+                    try rewriteKeepingUntouched(
+                        values, replacing: previous.state, storedCount: previous.count, original: previous.original
+                    )
+                }
+            }
+            if let previous, let rewrite {
                 bytes = rewrite.bytes
                 ranges = rewrite.ranges
+                // The records before the first change are copied where they are: a file system that clones
+                // shares their blocks rather than writing them again.
+                unchangedPrefix = self.unchangedPrefix(of: rewrite, replacing: previous.state)
             } else {
                 bytes = try encode(array: values)
             }
             isSingleValue = false
         }
-        let identity = try file.write(bytes, durability: durability)
+        let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         var state = ArchiveState<Value>(
             identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
             members: members, index: index
