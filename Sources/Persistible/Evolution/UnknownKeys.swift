@@ -58,8 +58,9 @@ struct UnknownKeys {
         var value: Range<Int>
     }
 
-    /// An array at `path` that holds unknown keys in its elements: kept whole, as stored, if the new value did
-    /// not change it, since its elements cannot otherwise be matched with the stored ones.
+    /// An array at `path` that holds unknown keys in its elements, or elements the type dropped or read as other
+    /// values: kept whole, as stored, if the new value did not change it, since its elements cannot otherwise be
+    /// matched with the stored ones.
     struct WholeArray {
         var path: [String]
         var stored: Range<Int>
