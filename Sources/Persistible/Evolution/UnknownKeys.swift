@@ -170,6 +170,8 @@ struct UnknownKeys {
     ) -> Data? {
         guard let tree = JSONNode.parse(encoding, at: 0..<encoding.count) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
+        // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
+        var intoEmptyObjects: [Int: Data] = [:]
         func slice(_ data: Data, _ range: Range<Int>) -> Data {
             data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
         }
@@ -198,9 +200,16 @@ struct UnknownKeys {
                 inserted.append(Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding))
                 inserted.append(text)
                 edits.append((end..<end, inserted))
+            } else if var joined = intoEmptyObjects[range.lowerBound + 1] {
+                joined.append(UInt8(ascii: ","))
+                joined.append(text)
+                intoEmptyObjects[range.lowerBound + 1] = joined
             } else {
-                edits.append(((range.lowerBound + 1)..<(range.lowerBound + 1), text))
+                intoEmptyObjects[range.lowerBound + 1] = text
             }
+        }
+        for (offset, text) in intoEmptyObjects {
+            edits.append((offset..<offset, text))
         }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
         var result = Data()
@@ -212,6 +221,8 @@ struct UnknownKeys {
             copied = edit.range.upperBound
         }
         result.append(slice(encoding, copied..<encoding.count))
+        // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
+        guard JSONNode.parse(result, at: 0..<result.count) != nil else { return nil }
         return result
     }
 
