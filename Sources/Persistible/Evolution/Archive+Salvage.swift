@@ -99,7 +99,7 @@ extension Archive {
                 let moved = try FileRename.renameWithoutReplacing(file.path, to: names, durability: durability)
                 return URL(fileURLWithPath: moved, isDirectory: false)
             }
-        } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
+        } catch let error as PersistenceError where error.isMissingDirectory {
             // No directory, so no file.
             throw failure(.fileNotFound)
         }

@@ -15,7 +15,7 @@ extension Archive {
                 let removed = values.count - kept.count
                 return (removed == 0 ? nil : .array(kept), removed)
             }
-        } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
+        } catch let error as PersistenceError where error.isMissingDirectory {
             // No directory, so no file.
             return 0
         }

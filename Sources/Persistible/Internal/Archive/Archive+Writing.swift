@@ -76,10 +76,18 @@ extension Archive {
                 ArchiveCache.remove(path: url.path)
                 try file.remove(durability: durability)
             }
-        } catch let error as PersistenceError where error.reason == .lockFailed(operation: "open lock file", errno: ENOENT) {
+        } catch let error as PersistenceError where error.isMissingDirectory {
             // No directory, so no file.
         } catch {
             throw translate(error)
         }
+    }
+}
+
+extension PersistenceError {
+    /// Whether a write that does not create the file's directory failed because that directory does not exist: its
+    /// lock file could not be made there, so there is no file either.
+    var isMissingDirectory: Bool {
+        reason == .lockFailed(operation: "open lock file", errno: ENOENT)
     }
 }
