@@ -26,7 +26,8 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// The stored value keeps the keys this type does not know, such as fields a newer version of the program
     /// added, at every depth, unless `body` gives an `Identifiable` value another `id`; a value migrated from an
-    /// older type is written without its old keys.
+    /// older type is written without its old keys. A stored field this type reads as another value (a theme it
+    /// does not know read as a fallback case) keeps its stored bytes unless `body` assigns it another value.
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
@@ -37,7 +38,8 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``,
     ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the result,
     ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if keys this type does not know have no
-    ///   place in the new value (an object that became `nil`), and
+    ///   place in the new value (an object that became `nil`, an array or object read as another value that
+    ///   `body` changed, a stored key that cannot be read), and
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)``,
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
     ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; or what `defaultValue` or
@@ -66,7 +68,8 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// A file that holds a single value holds one record: when this value is that record (any value of a type
     /// that is not `Identifiable`, or one with the stored value's `id`), it keeps the keys this type does not
-    /// know, such as fields a newer version added; a value with another `id` replaces the record and takes none.
+    /// know, such as fields a newer version added, and the stored bytes of each field it read as another value
+    /// and that this value leaves as read; a value with another `id` replaces the record and takes none.
     ///
     /// - Throws: ``PersistenceError`` in the same cases as ``saveToFile()``, including
     ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` for a file that does not hold `Self` or

@@ -19,19 +19,23 @@ extension Archive {
     ///
     /// Only the new and changed records are encoded, together. Records that needed a default are encoded too, in
     /// the current format, and keep the keys their stored bytes hold beyond the encoding of the value read from
-    /// them, as changed records do. Records migrated from an older type are encoded in the current format without
-    /// carrying anything over: their stored keys are the older type's.
+    /// them, as changed records do, and the stored values they read as other values wherever the new encoding
+    /// leaves them as read (see ``UnknownKeys``). Records migrated from an older type are encoded in the current
+    /// format without carrying anything over: their stored keys are the older type's.
     ///
     /// - Parameters:
     ///   - state: The file as read: its bytes and which records are stale.
     ///   - storedCount: How many records the file holds.
     ///   - records: The records to write, in order.
     ///   - sources: Where each of `records` came from.
-    ///   - originals: The value each changed original record held when read, by original position.
+    ///   - originals: The value each changed original record held when read, by original position: any value whose
+    ///     encoding stands for what the record was read as, not necessarily one decoded from it.
     /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
     ///   every record.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
-    ///   keys have no place in its new encoding, and ``PersistenceError/Reason/encodingFailed(detail:)``.
+    ///   keys, or an array or object it read as another value and changed, have no place in its new encoding, or
+    ///   when a changed record's stored keys cannot be read; and
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -194,9 +198,11 @@ extension Archive {
     }
 
     /// `encoding`, the new encoding of a file's single value, with the keys that `stored`, the file's bytes, holds
-    /// beyond the encoding of `read`, the value decoded from them.
+    /// beyond the encoding of `read`, the value read from them, and the stored values `read` holds otherwise put
+    /// back wherever `encoding` leaves them as read.
     ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
+    ///   the stored keys cannot be read.
     func keepingUnknownKeys(in encoding: Data, of stored: Data, readAs read: Value) throws(PersistenceError) -> Data {
         guard splices, let storedRange = JSONScanner.valueRange(of: stored) else { return encoding }
         let known = try encode(read)

@@ -49,7 +49,11 @@ indirect enum JSONNode {
     }
 }
 
-/// The keys of a stored record that its type does not know, and how to carry them into the record's new encoding.
+/// The keys of a stored record that its type does not know, and the stored values it read as other values, and how
+/// to carry them into the record's new encoding.
+///
+/// Nothing here needs the value read to have been decoded from the stored record: any value whose encoding is
+/// compared with the stored bytes works, such as a stored form converted to another model and back.
 struct UnknownKeys {
     /// A key to add to the object at `path` of the new encoding, with its stored value.
     struct Member {
@@ -58,23 +62,41 @@ struct UnknownKeys {
         var value: Range<Int>
     }
 
-    /// An array at `path` that holds unknown keys in its elements, or elements the type dropped or read as other
-    /// values: kept whole, as stored, if the new value did not change it, since its elements cannot otherwise be
-    /// matched with the stored ones.
-    struct WholeArray {
+    /// A value at `path` that differs from the encoding of the value read from it: a scalar read as another value
+    /// (a lenient decoding that reads a string it does not know as a fallback case, a number with fewer digits), an
+    /// array that holds unknown keys in its elements, or elements the type dropped or read as other values, or a
+    /// value of another kind than the type reads (an object read as a string). Kept whole, as stored, where the new
+    /// value leaves its encoding as it was read, since its parts cannot otherwise be matched with the stored ones.
+    struct WholeValue {
         var path: [String]
         var stored: Range<Int>
         var known: Range<Int>
+        /// What the stored value is. A scalar holds no key: a new value assigned in its place loses nothing the
+        /// type does not know, so it stands.
+        var kind: Kind
+    }
+
+    enum Kind {
+        case object, array, scalar
+
+        init(_ node: JSONNode) {
+            switch node {
+            case .object: self = .object
+            case .array: self = .array
+            case .scalar: self = .scalar
+            }
+        }
     }
 
     var members: [Member] = []
-    var arrays: [WholeArray] = []
+    var wholeValues: [WholeValue] = []
 
-    var isEmpty: Bool { members.isEmpty && arrays.isEmpty }
+    var isEmpty: Bool { members.isEmpty && wholeValues.isEmpty }
 
     private init() {}
 
-    /// What `stored` holds that `known`, the encoding of the value decoded from it, lacks, at every depth.
+    /// What `stored` holds that `known`, the encoding of the value read from it, lacks or holds otherwise, at every
+    /// depth.
     ///
     /// - Parameters:
     ///   - storedBytes: The bytes the `stored` ranges point into.
@@ -82,9 +104,6 @@ struct UnknownKeys {
     init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data) {
         collect(stored, known, path: [], bytes: (storedBytes, knownBytes))
     }
-
-    /// Whether the stored and known forms of an array element differ in something other than missing keys.
-    private var elementDiffers = false
 
     private mutating func collect(
         _ stored: JSONNode, _ known: JSONNode, path: [String], bytes: (stored: Data, known: Data)
@@ -98,30 +117,33 @@ struct UnknownKeys {
                     self.members.append(Member(path: path, key: member.key, value: member.value.range))
                 }
             }
-        case (.array(let storedElements, let storedRange), .array(let knownElements, let knownRange)):
+        case (.array(let storedElements, _), .array(let knownElements, _)):
             // Elements cannot be matched by key: one the type dropped (a lenient decoding that skips values it
             // does not know) or read as another value leaves the stored array different from its re-encoding.
             var inside = UnknownKeys()
-            inside.elementDiffers = storedElements.count != knownElements.count
-            for (element, knownElement) in zip(storedElements, knownElements) where !inside.elementDiffers {
+            var differs = storedElements.count != knownElements.count
+            for (element, knownElement) in zip(storedElements, knownElements) where !differs {
                 inside.collect(element, knownElement, path: [], bytes: bytes)
+                differs = !inside.isEmpty
             }
             // A set's elements are encoded in an order that changes from process to process: the same scalars in
             // another order lose nothing.
-            if inside.elementDiffers, inside.isEmpty, storedElements.count == knownElements.count,
+            if differs, storedElements.count == knownElements.count,
                 let storedScalars = Self.scalarCounts(storedElements, in: bytes.stored),
                 storedScalars == Self.scalarCounts(knownElements, in: bytes.known)
             {
-                inside.elementDiffers = false
+                differs = false
             }
-            if !inside.isEmpty || inside.elementDiffers {
-                arrays.append(WholeArray(path: path, stored: storedRange, known: knownRange))
+            if differs {
+                wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .array))
             }
         case (.scalar(let storedRange), .scalar(let knownRange)):
-            if !Self.sameScalar(bytes.stored, storedRange, bytes.known, knownRange) { elementDiffers = true }
+            if !Self.sameScalar(bytes.stored, storedRange, bytes.known, knownRange) {
+                wholeValues.append(WholeValue(path: path, stored: storedRange, known: knownRange, kind: .scalar))
+            }
         default:
             // An object read as an array or a scalar, or the other way round.
-            elementDiffers = true
+            wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: Kind(stored)))
         }
     }
 
@@ -152,14 +174,24 @@ struct UnknownKeys {
         return x.isEqual(y)
     }
 
-    /// The key paths, as `[3].address.zip`, for errors.
+    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, for errors:
+    /// an array kept whole ends in `[]`. A scalar is not named, as a new value assigned in its place loses nothing;
+    /// the record itself is named when nothing else is.
     func keyPaths(record: Int) -> [String] {
-        members.map { member in
+        let paths = members.map { member in
             "[\(record)]" + (member.path + [member.key]).map { ".\($0)" }.joined()
-        } + arrays.map { array in "[\(record)]" + array.path.map { ".\($0)" }.joined() + "[]" }
+        } + wholeValues.filter { $0.kind != .scalar }.map { whole in
+            "[\(record)]" + whole.path.map { ".\($0)" }.joined() + (whole.kind == .array ? "[]" : "")
+        }
+        return paths.isEmpty ? ["[\(record)]"] : paths
     }
 
-    /// The new encoding with these keys carried over from `storedBytes`; `nil` where a key has no place in it.
+    /// The new encoding with these keys carried over from `storedBytes`, and each value kept whole put back as
+    /// stored where the new encoding holds it as it was read; `nil` where a key, or an array or object kept whole,
+    /// has no place in it.
+    ///
+    /// A scalar kept whole whose new encoding differs from the one read was assigned by the write: the new value
+    /// stands, as the write meant, and nothing the type does not know goes with the old one.
     ///
     /// - Parameters:
     ///   - encoding: The record's new encoding.
@@ -175,11 +207,14 @@ struct UnknownKeys {
         func slice(_ data: Data, _ range: Range<Int>) -> Data {
             data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
         }
-        for array in arrays {
-            guard let target = Self.node(at: array.path, in: tree), case .array = target,
-                slice(encoding, target.range) == slice(knownBytes, array.known)
-            else { return nil }
-            edits.append((target.range, slice(storedBytes, array.stored)))
+        for whole in wholeValues {
+            if let target = Self.node(at: whole.path, in: tree),
+                slice(encoding, target.range) == slice(knownBytes, whole.known)
+            {
+                edits.append((target.range, slice(storedBytes, whole.stored)))
+            } else if whole.kind != .scalar {
+                return nil
+            }
         }
         for member in members {
             guard let target = Self.node(at: member.path, in: tree), case .object(let siblings, let range) = target

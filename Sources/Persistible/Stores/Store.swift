@@ -79,11 +79,13 @@ extension Store {
     /// ```
     ///
     /// Records the block does not change keep their stored bytes, and a changed record keeps the keys its type
-    /// does not know, written by another version (see <doc:ModelEvolution>).
+    /// does not know, written by another version, and the stored bytes of each field its type read as another
+    /// value and the block left as read (see <doc:ModelEvolution>).
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read or stored, with
     ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed record holds keys its new value
-    ///   has no place for, or what `body` throws; the store is then as it was.
+    ///   has no place for, or the block changed an array or object that its type read as another value, or what
+    ///   `body` throws; the store is then as it was.
     public func write<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         try writeRecords(body)
     }
