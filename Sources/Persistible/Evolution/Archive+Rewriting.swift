@@ -33,8 +33,8 @@ extension Archive {
     /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
     ///   every record.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
-    ///   keys, or an array or object it read as another value and changed, have no place in its new encoding, or
-    ///   when a changed record's stored keys cannot be read; and
+    ///   keys, or an array or object it read as another value and changed, have no place in its new encoding, when
+    ///   a changed record's stored keys cannot be read, or when `originals` lacks a changed record; and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
@@ -62,7 +62,11 @@ extension Archive {
                 // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
                 carried.append((index, original, records[index]))
             case .changed(let original) where !state.migrated.contains(original):
-                if let read = originals[original] { carried.append((index, original, read)) }
+                // Without the value it held when read, what it holds that its type does not know cannot be told.
+                guard let read = originals[original] else {
+                    throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
+                }
+                carried.append((index, original, read))
             default:
                 break
             }
