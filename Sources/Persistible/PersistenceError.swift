@@ -51,7 +51,8 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A write would have dropped keys, written by another version of the type, that this version does not
         /// know, from records it changed: the changed value has no place for them (an object became something
         /// else, or an array holding them changed, or an array or object this version read as another value
-        /// changed). `keyPaths` names them, for example `[3].address.zip`, or `[3].tags[]` for an array.
+        /// changed). `keyPaths` names them, for example `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for
+        /// a record whose stored keys cannot be read (a key holding a lone UTF-16 surrogate).
         ///
         /// Records that a write does not change keep their bytes, and a changed record keeps such keys wherever
         /// its new encoding has the object that held them; only where it cannot is this thrown, and nothing is

@@ -79,7 +79,8 @@ extension Archive {
             var lost: [String] = []
             for (position, change) in carried.enumerated() {
                 let storedRange = ranges[change.original]
-                // A record whose keys cannot be told apart cannot be shown to lose none.
+                // A record whose keys cannot be told apart cannot be shown to lose none: the decoder leaves the keys
+                // of an object no type reads unread, so one holding a lone surrogate reaches here.
                 guard let storedTree = JSONNode.parse(stored, at: storedRange),
                     let knownTree = JSONNode.parse(known.bytes, at: known.ranges[position])
                 else {
@@ -210,7 +211,8 @@ extension Archive {
     func keepingUnknownKeys(in encoding: Data, of stored: Data, readAs read: Value) throws(PersistenceError) -> Data {
         guard splices, let storedRange = JSONScanner.valueRange(of: stored) else { return encoding }
         let known = try encode(read)
-        // A value whose keys cannot be told apart cannot be shown to lose none.
+        // A value whose keys cannot be told apart (a lone surrogate in a key the decoder never read) cannot be
+        // shown to lose none.
         guard let storedTree = JSONNode.parse(stored, at: storedRange),
             let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[0]"])) }
