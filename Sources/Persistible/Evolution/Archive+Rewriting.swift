@@ -21,7 +21,8 @@ extension Archive {
     /// the current format, and keep the keys their stored bytes hold beyond the encoding of the value read from
     /// them, as changed records do, and the stored values they read as other values wherever the new encoding
     /// leaves them as read (see ``UnknownKeys``). Records migrated from an older type are encoded in the current
-    /// format without carrying anything over: their stored keys are the older type's.
+    /// format and keep the keys their stored bytes hold beyond the older type's encoding of the value it read, when
+    /// that type is `Codable`; the older type's own keys are not carried over.
     ///
     /// - Parameters:
     ///   - state: The file as read: its bytes and which records are stale.
@@ -32,9 +33,10 @@ extension Archive {
     ///     encoding stands for what the record was read as, not necessarily one decoded from it.
     /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
     ///   every record.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed record's unknown
-    ///   keys, or an array or object it read as another value and changed, have no place in its new encoding, when
-    ///   a changed record's stored keys cannot be read, or when `originals` lacks a changed record; and
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed, default-filled or
+    ///   migrated record's unknown keys, or an array or object it read as another value and changed, have no place
+    ///   in its new encoding, when a record's stored keys cannot be read, or when `originals` lacks a changed
+    ///   record; and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
@@ -54,6 +56,8 @@ extension Archive {
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: records.count)
         var carried: [(index: Int, original: Int, read: Value)] = []
+        // Migrated records, with the older type's encoding of the value it read from each.
+        var migrated: [(index: Int, original: Int, known: Data)] = []
         for (index, source) in sources.enumerated() {
             switch source {
             case .unchanged(let original) where !state.stale.contains(original):
@@ -67,6 +71,11 @@ extension Archive {
                     throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
                 }
                 carried.append((index, original, read))
+            case .unchanged(let original), .changed(let original):
+                let range = ranges[original].shifted(by: stored.startIndex)
+                if let known = try oldEncoding(ofMigrated: stored[range], at: original) {
+                    migrated.append((index, original, known))
+                }
             default:
                 break
             }
@@ -74,27 +83,36 @@ extension Archive {
             encoded.append(records[index])
         }
         var pieces = try encodedElements(encoded)
-        if !carried.isEmpty {
+        if !carried.isEmpty || !migrated.isEmpty {
             let known = try encodedElements(carried.map(\.read))
-            var lost: [String] = []
+            // What each record's type knows of it: the encoding of the value read, by the current type or, for a
+            // migrated record, by the older type that read it.
+            var changes: [(index: Int, original: Int, knownBytes: Data, knownRange: Range<Int>)] = []
             for (position, change) in carried.enumerated() {
-                let storedRange = ranges[change.original]
+                changes.append((change.index, change.original, known.bytes, known.ranges[position]))
+            }
+            for change in migrated {
+                changes.append((change.index, change.original, change.known, 0..<change.known.count))
+            }
+            var lost: [String] = []
+            for change in changes {
+                let (storedRange, knownBytes) = (ranges[change.original], change.knownBytes)
                 // A record whose keys cannot be told apart cannot be shown to lose none: the decoder leaves the keys
                 // of an object no type reads unread, so one holding a lone surrogate reaches here.
                 guard let storedTree = JSONNode.parse(stored, at: storedRange),
-                    let knownTree = JSONNode.parse(known.bytes, at: known.ranges[position])
+                    let knownTree = JSONNode.parse(knownBytes, at: change.knownRange)
                 else {
                     lost.append("[\(change.original)]")
                     continue
                 }
                 let unknown = UnknownKeys(
-                    stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known.bytes
+                    stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: knownBytes
                 )
                 guard !unknown.isEmpty else { continue }
                 let piece = encodedIndex[change.index]
                 let encoding = pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)]
                 guard let merged = unknown.carried(
-                    into: Data(encoding), storedBytes: stored, knownBytes: known.bytes,
+                    into: Data(encoding), storedBytes: stored, knownBytes: knownBytes,
                     prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
                 ) else {
                     lost += unknown.keyPaths(record: change.original)
@@ -206,11 +224,22 @@ extension Archive {
     /// beyond the encoding of `read`, the value read from them, and the stored values `read` holds otherwise put
     /// back wherever `encoding` leaves them as read.
     ///
+    /// - Parameter migrated: Whether `read` was migrated from an older type: the keys kept are then those beyond
+    ///   that type's encoding of the value it read, or none when it is only `Decodable`.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
     ///   the stored keys cannot be read.
-    func keepingUnknownKeys(in encoding: Data, of stored: Data, readAs read: Value) throws(PersistenceError) -> Data {
+    func keepingUnknownKeys(
+        in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
+    ) throws(PersistenceError) -> Data {
         guard splices, let storedRange = JSONScanner.valueRange(of: stored) else { return encoding }
-        let known = try encode(read)
+        let known: Data
+        if migrated {
+            let record = stored[storedRange.shifted(by: stored.startIndex)]
+            guard let old = try oldEncoding(ofMigrated: record, at: 0) else { return encoding }
+            known = old
+        } else {
+            known = try encode(read)
+        }
         // A value whose keys cannot be told apart (a lone surrogate in a key the decoder never read) cannot be
         // shown to lose none.
         guard let storedTree = JSONNode.parse(stored, at: storedRange),

@@ -60,14 +60,15 @@ extension Archive {
             bytes = try encode(value)
             // The same record changed keeps the keys its type does not know; another record replacing it does not
             // take them. A file of a type without identity holds its one record, whatever the value, so the keys
-            // stay with it. A record migrated from an older type is written anew: its stored keys are the old
-            // type's, not unknown ones.
+            // stay with it. A record migrated from an older type keeps those its older type does not know.
             let identity = RecordIdentity<Value>()
-            if let previous, previous.state.isSingleValue, previous.count == 1, previous.state.migrated.isEmpty,
+            if let previous, previous.state.isSingleValue, previous.count == 1,
                 case let read = previous.original(0), read != value,
                 !identity.usesIdentifier || identity.of(read) == identity.of(value)
             {
-                bytes = try keepingUnknownKeys(in: bytes, of: previous.state.bytes, readAs: read)
+                bytes = try keepingUnknownKeys(
+                    in: bytes, of: previous.state.bytes, readAs: read, migrated: !previous.state.migrated.isEmpty
+                )
             }
             isSingleValue = true
         case .array(let values):
