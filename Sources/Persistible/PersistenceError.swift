@@ -56,7 +56,9 @@ public struct PersistenceError: Error, Sendable, Equatable {
         ///
         /// Records that a write does not change keep their bytes, and a changed record keeps such keys wherever
         /// its new encoding has the object that held them; only where it cannot is this thrown, and nothing is
-        /// written.
+        /// written. The same holds for a record read through a migration from a `Codable` older type, for the keys
+        /// beyond that type's encoding; and for a file the write must encode whole (a byte order mark, a trailing
+        /// comma, UTF-16 or UTF-32, JSON5), when a record it keeps holds what the encoding of its value lacks.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
         /// The file holds `size` bytes, more than a load or save reads: `limit`, which is 1 GiB.

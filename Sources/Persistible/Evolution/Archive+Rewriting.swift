@@ -32,11 +32,12 @@ extension Archive {
     ///   - originals: The value each changed original record held when read, by original position: any value whose
     ///     encoding stands for what the record was read as, not necessarily one decoded from it.
     /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
-    ///   every record.
+    ///   every record, which this has checked loses nothing.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed, default-filled or
     ///   migrated record's unknown keys, or an array or object it read as another value and changed, have no place
-    ///   in its new encoding, when a record's stored keys cannot be read, or when `originals` lacks a changed
-    ///   record; and
+    ///   in its new encoding, when a record's stored keys cannot be read, when `originals` lacks a changed record,
+    ///   or when the file's records cannot be found and one the write keeps holds what the encoding of the value
+    ///   read from it lacks; and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
@@ -50,7 +51,15 @@ extension Archive {
         let found = state.isSingleValue
             ? JSONScanner.valueRange(of: stored).map { [$0] }
             : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
-        guard splices, !records.isEmpty, let ranges = found, ranges.count == storedCount else { return nil }
+        guard !records.isEmpty else { return nil }
+        guard splices, let ranges = found, ranges.count == storedCount else {
+            // The caller encodes every record, which is safe only if that loses nothing.
+            try requireNothingLostEncodingWhole(
+                state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
+                sources: sources, originals: originals
+            )
+            return nil
+        }
 
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
@@ -231,7 +240,12 @@ extension Archive {
     func keepingUnknownKeys(
         in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
     ) throws(PersistenceError) -> Data {
-        guard splices, let storedRange = JSONScanner.valueRange(of: stored) else { return encoding }
+        guard splices, let storedRange = JSONScanner.valueRange(of: stored) else {
+            try requireNothingLostEncodingWhole(
+                stored, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)], originals: [:]
+            )
+            return encoding
+        }
         let known: Data
         if migrated {
             let record = stored[storedRange.shifted(by: stored.startIndex)]

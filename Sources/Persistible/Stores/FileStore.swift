@@ -88,7 +88,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
                     (bytes, unchangedPrefix) = try archive.bytes(
                         appending: try archive.encode(array: Array(appended)), to: &current,
-                        allValues: writer.records
+                        storedCount: writer.originalRecordCount, allValues: writer.records
                     )
                 } else if let rewrite = try archive.rewriteKeepingUntouched(
                     current, storedCount: writer.originalRecordCount, records: writer.records,

@@ -83,9 +83,10 @@ extension Store {
     /// value and the block left as read (see <doc:ModelEvolution>).
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read or stored, with
-    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed record holds keys its new value
-    ///   has no place for, or the block changed an array or object that its type read as another value, or what
-    ///   `body` throws; the store is then as it was.
+    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed or migrated record holds keys
+    ///   its new value has no place for, or the block changed an array or object that its type read as another
+    ///   value, or the file must be encoded whole and a record would lose something, or what `body` throws; the
+    ///   store is then as it was.
     public func write<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         try writeRecords(body)
     }

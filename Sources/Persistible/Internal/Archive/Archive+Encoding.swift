@@ -44,11 +44,14 @@ extension Archive {
     ///
     /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
     ///
+    /// - Parameter storedCount: How many records the file holds: the first of `allValues`, as read. A store hands
+    ///   its values to its writer, so `state.values` may be empty.
     /// - Returns: The bytes, and the part of them the file holds already, for the write to keep rather than write
     ///   again; `nil` when they were encoded whole.
     func bytes(
         appending additions: Data,
         to state: inout ArchiveState<Value>,
+        storedCount: Int,
         allValues: @autoclosure () -> [Value]
     ) throws(PersistenceError) -> (bytes: Data, unchangedPrefix: AtomicFile.UnchangedPrefix?) {
         // Records that needed a default or a migration are written anew, in the current format.
@@ -61,7 +64,7 @@ extension Archive {
             swap(&bytes, &state.bytes)
         }
         let values = allValues()
-        let existing = state.values.count
+        let existing = storedCount
         let sources = (0..<values.count).map { $0 < existing ? RecordSource.unchanged($0) : .new }
         if let rewrite = try rewriteKeepingUntouched(
             state, storedCount: existing, records: values, sources: sources, originals: [:]

@@ -140,7 +140,7 @@ extension Archive {
             // Scoped, so that `state.values` is the only reference again when it grows below.
             let existing = state.values
             (bytes, unchangedPrefix) = try self.bytes(
-                appending: encoded, to: &state, allValues: existing + additions
+                appending: encoded, to: &state, storedCount: existing.count, allValues: existing + additions
             )
         }
         state.identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)

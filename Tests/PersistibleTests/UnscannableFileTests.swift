@@ -1,0 +1,82 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Files whose records the package cannot find in their bytes, though the decoder reads them: a UTF-8 byte order
+/// mark, a trailing comma, UTF-16, JSON5. A write encodes them whole, so it keeps a key the type does not know only
+/// where it can splice; otherwise it throws and leaves the file as it was.
+@Suite struct UnscannableFileTests {
+    typealias Task = AddedField.V1
+
+    /// Two records, the first with `priority`, which `Task` does not know.
+    static let text = #"[{"id":"a","priority":2,"title":"Buy milk"},{"id":"b","title":"Call Amy"}]"#
+    static let byteOrderMark = Data([0xEF, 0xBB, 0xBF])
+
+    private func expectWritesThrowAndKeepTheFile(
+        _ contents: Data, decoder: JSONDecoder = ArchiveFormat.decoder, appendSplices: Bool = false
+    ) throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("tasks.json")
+        try contents.write(to: url)
+        let store = FileStore<Task>(url: url, decoder: decoder)
+        #expect(try store.all().map(\.id) == ["a", "b"])
+        let error = persistenceError { try store.update(Task(id: "b", title: "Call Amy back")) }
+        #expect(error?.reason == .unknownKeysWouldBeLost(keyPaths: ["[0].priority"]))
+        #expect(try Data(contentsOf: url) == contents)
+        if !appendSplices {
+            let appendError = persistenceError { try store.insert(Task(id: "c", title: "Read")) }
+            #expect(appendError?.reason == .unknownKeysWouldBeLost(keyPaths: ["[0].priority"]))
+            #expect(try Data(contentsOf: url) == contents)
+        }
+        #expect(try directory.temporaries().isEmpty)
+    }
+
+    @Test func aFileWithAByteOrderMarkThrowsRatherThanLoseAnUnknownKey() throws {
+        try expectWritesThrowAndKeepTheFile(Self.byteOrderMark + Data(Self.text.utf8))
+    }
+
+    @Test func aFileInUTF16ThrowsRatherThanLoseAnUnknownKey() throws {
+        try expectWritesThrowAndKeepTheFile(try #require(Self.text.data(using: .utf16LittleEndian)))
+    }
+
+    @Test func aJSON5FileThrowsRatherThanLoseAnUnknownKey() throws {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        let json5 = "// tasks\n[{id: 'a', priority: 2, title: 'Buy milk'}, {id: 'b', title: 'Call Amy',},]"
+        try expectWritesThrowAndKeepTheFile(Data(json5.utf8), decoder: decoder)
+    }
+
+    @Test func aFileWithATrailingCommaThrowsOnAnEditAndKeepsTheKeyOnAnAppend() throws {
+        let contents = Data(Self.text.dropLast().appending(",]").utf8)
+        try expectWritesThrowAndKeepTheFile(contents, appendSplices: true)
+        let directory = try TemporaryDirectory()
+        let url = directory.file("tasks.json")
+        try contents.write(to: url)
+        try FileStore<Task>(url: url).insert(Task(id: "c", title: "Read"))
+        let stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
+        #expect(stored.map { $0["priority"] as? Int } == [2, nil, nil])
+    }
+
+    @Test func aSingleValueWithAByteOrderMarkThrowsRatherThanLoseAnUnknownKey() throws {
+        try inTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: Task.archiveDirectory, withIntermediateDirectories: true)
+            let contents = Self.byteOrderMark + Data(#"{"id":"a","priority":2,"title":"Buy milk"}"#.utf8)
+            try contents.write(to: Task.archiveUrl)
+            let error = persistenceError { _ = try Task.update(default: Task(id: "a", title: "")) { $0.title = "Oat" } }
+            #expect(error?.reason == .unknownKeysWouldBeLost(keyPaths: ["[0].priority"]))
+            #expect(try bytes(of: Task.self) == contents)
+            #expect(try directory.temporaries().isEmpty)
+        }
+    }
+
+    @Test func aFileWithNothingUnknownIsStillWrittenWhole() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("tasks.json")
+        let text = #"[{"id":"a","title":"Buy milk"},{"id":"b","title":"Call Amy"}]"#
+        try (Self.byteOrderMark + Data(text.utf8)).write(to: url)
+        let store = FileStore<Task>(url: url)
+        try store.update(Task(id: "b", title: "Call Amy back"))
+        #expect(try Data(contentsOf: url) == ArchiveFormat.encoder.encode(
+            [Task(id: "a", title: "Buy milk"), Task(id: "b", title: "Call Amy back")]))
+    }
+}
