@@ -104,6 +104,25 @@ import Testing
         }
     }
 
+    @Test func aMigratedRecordWrittenAnewIsReadAsTheFileHoldsItOnceAnotherWriterAppends() throws {
+        try inTemporaryDirectory { _ in
+            // Version 1 stored seconds, with fractions, which the current format's ISO 8601 dates cannot hold.
+            try Data(#"[{"date": 1700000000.75, "title": "old"}]"#.utf8).write(to: DatedNote.archiveUrl)
+            // The save writes the migrated record anew, without the fractions.
+            try DatedNote(title: "new", date: Date(timeIntervalSince1970: 1_700_000_100)).saveToFile()
+            let decode = { try DatedNote.archiveDecoder.decode([DatedNote].self, from: bytes(of: DatedNote.self)) }
+            let inFile = try decode()
+            #expect(inFile.map(\.date) == [1_700_000_000, 1_700_000_100].map(Date.init(timeIntervalSince1970:)))
+            // Another writer appends, with Foundation alone.
+            let other = DatedNote(title: "other", date: Date(timeIntervalSince1970: 1_700_000_200))
+            try DatedNote.archiveEncoder.encode(inFile + [other]).write(to: DatedNote.archiveUrl, options: .atomic)
+            #expect(try DatedNote.loadListFromFile() == inFile + [other])
+            // Saving a value as the file holds it adds nothing.
+            try inFile[0].saveToFile()
+            #expect(try decode() == inFile + [other])
+        }
+    }
+
     @Test func aJSON5FileIsDecodedWholeAndWrittenWhole() throws {
         try inTemporaryDirectory { _ in
             let url = Lenient.archiveUrl
@@ -154,4 +173,22 @@ private struct Lenient: Codable, Hashable, Persistible {
     }()
 
     static var archiveDecoder: JSONDecoder { decoder }
+}
+
+/// A note whose date the current version writes in ISO 8601, which keeps no fractions of a second, and which version
+/// 1 stored as seconds since 1970.
+private struct DatedNote: Codable, Hashable, Persistible {
+    struct V1: Decodable {
+        var title: String
+        var date: Double
+    }
+
+    var title: String
+    var date: Date
+
+    static var archiveEncoder: JSONEncoder { Event.encoder }
+    static var archiveDecoder: JSONDecoder { Event.decoder }
+    static var archiveMigrations: [ArchiveMigration<DatedNote>] {
+        [.from(V1.self) { DatedNote(title: $0.title, date: Date(timeIntervalSince1970: $0.date)) }]
+    }
 }

@@ -146,7 +146,10 @@ extension Archive {
         state.identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         state.isSingleValue = false
-        // Records that needed a default or a migration were written in the current format.
+        // Records that needed a default or a migration were written in the current format, encoded from their
+        // values: decoding the new bytes need not give those values back, as a type whose encoding loses
+        // something shows, so a read after another writer's append decodes the file again.
+        if !state.stale.isEmpty { state.valuesAreDecoded = false }
         state.stale = IndexSet()
         state.migrated = IndexSet()
         state.append(additions, decodedFrom: encoded, by: self)
