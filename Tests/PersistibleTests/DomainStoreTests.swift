@@ -40,6 +40,33 @@ struct User: Hashable, Identifiable, Sendable, StoredRepresentable {
     }
 }
 
+/// A domain value whose stored form has no identity of its own, so that its identity as stored is its whole value,
+/// and holds a field the domain value does not carry.
+struct Memo: Hashable, Identifiable, Sendable, StoredRepresentable {
+    struct Stored: Codable, Hashable, Sendable {
+        var title: String
+        var body: String
+        /// Written by another app; this one leaves it out.
+        var pinned: Bool?
+    }
+
+    var title: String
+    var body: String
+    var id: String { title }
+
+    var stored: Stored { Stored(title: title, body: body) }
+
+    init(title: String, body: String) {
+        self.title = title
+        self.body = body
+    }
+
+    init?(stored: Stored) {
+        title = stored.title
+        body = stored.body
+    }
+}
+
 /// A store of domain values over a file of their stored form.
 @Suite struct DomainStoreTests {
     static let storedUsers = [
@@ -113,5 +140,78 @@ struct User: Hashable, Identifiable, Sendable, StoredRepresentable {
         #expect(try await users.all().map(\.username) == ["bob", "dee"])
         let stored = try await users.storage.all()
         #expect(stored.map(\.username) == ["", "bob", "dee"])
+    }
+
+    @Test func aChangedUserKeepsTheRoleThisVersionReadsAsUnknownUntilTheRoleIsSet() throws {
+        let directory = try TemporaryDirectory()
+        let users = try makeStore(in: directory)
+        let bob = { try users.storage.all().first { $0.username == "bob" } }
+        // Bob's stored role "Superuser" reads as .unknown, and the write changes his avatar only.
+        try users.update(User(username: "bob", avatarUrl: "c.png", role: .unknown))
+        let changed = try bob()
+        withKnownIssue("A stored scalar read as another value is not yet kept while a write leaves it as read") {
+            #expect(changed == User.Stored(avatar: "c.png", username: "bob", role: "Superuser"))
+        }
+        try users.synchronize(with: [User(username: "bob", avatarUrl: "d.png", role: .unknown)])
+        let synchronized = try bob()
+        withKnownIssue("A stored scalar read as another value is not yet kept while a write leaves it as read") {
+            #expect(synchronized == User.Stored(avatar: "d.png", username: "bob", role: "Superuser"))
+        }
+        // Setting his role writes it.
+        try users.update(User(username: "bob", avatarUrl: "d.png", role: .owner))
+        #expect(try bob() == User.Stored(avatar: "d.png", username: "bob", role: "Owner"))
+    }
+
+    @Test func aChangedRecordKeepsAStoredFieldItsDomainValueDoesNotCarry() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("notes.json")
+        try Data(#"[{"body": "one", "pinned": true, "title": "a"}, {"body": "two", "title": "b"}]"#.utf8)
+            .write(to: url)
+        let notes = DomainStore<Memo>(url: url)
+        try notes.update(Memo(title: "a", body: "ONE"))
+        try notes.insert(Memo(title: "c", body: "three"))
+        #expect(try notes.storage.all() == [
+            Memo.Stored(title: "a", body: "ONE", pinned: true), Memo.Stored(title: "b", body: "two"),
+            Memo.Stored(title: "c", body: "three"),
+        ])
+    }
+
+    @Test func synchronizeMatchesRecordsByDomainIdentityAndKeepsWhatTheirStoredTypeDoesNotKnow() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("notes.json")
+        // Written by a newer version, which added `color`, in a layout this one does not write.
+        let a = #"{"title": "a", "body": "one", "color": "red"}"#
+        let b = #"{"title": "b", "body": "two", "color": "blue"}"#
+        let c = #"{"title": "c", "body": "three", "color": "green"}"#
+        try Data("[\(a), \(b), \(c)]".utf8).write(to: url)
+        let notes = DomainStore<Memo>(url: url)
+        let result = try notes.synchronize(with: [
+            Memo(title: "a", body: "one"), Memo(title: "b", body: "TWO"), Memo(title: "c", body: "three"),
+        ])
+        #expect(result.updated == [Memo(title: "b", body: "TWO")])
+        var text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        #expect(text.contains(a) && text.contains(c), "untouched records keep their bytes: \(text)")
+        #expect(try colors(in: url) == ["a": "red", "b": "blue", "c": "green"])
+
+        // In another order, without `a`, with a new record: `b` is matched as the record it replaces.
+        try notes.replaceAll(with: [
+            Memo(title: "c", body: "three"), Memo(title: "b", body: "2"), Memo(title: "d", body: "four"),
+        ])
+        text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        #expect(text.contains(c), "untouched records keep their bytes: \(text)")
+        #expect(try notes.all() == [
+            Memo(title: "c", body: "three"), Memo(title: "b", body: "2"), Memo(title: "d", body: "four"),
+        ])
+        #expect(try colors(in: url) == ["b": "blue", "c": "green"])
+    }
+
+    /// Each record's `color`, by title, as the file holds them.
+    private func colors(in url: URL) throws -> [String: String] {
+        let records = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]] ?? []
+        var colors: [String: String] = [:]
+        for record in records {
+            if let title = record["title"] as? String, let color = record["color"] as? String { colors[title] = color }
+        }
+        return colors
     }
 }

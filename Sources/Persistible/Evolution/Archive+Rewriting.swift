@@ -11,6 +11,9 @@ struct Rewrite {
     /// write copied from the same place, or 0. Everything before it is unchanged (the bytes may agree a little
     /// further, up to the first byte that differs).
     var firstChange: Int
+    /// The records, by position, that hold parts of their stored bytes beside their new encoding: decoded, they
+    /// give other values than the ones written where those parts are known to their type.
+    var carried: [Int] = []
 }
 
 extension Archive {
@@ -92,6 +95,7 @@ extension Archive {
             encoded.append(records[index])
         }
         var pieces = try encodedElements(encoded)
+        var carriedRecords: [Int] = []
         if !carried.isEmpty || !migrated.isEmpty {
             let known = try encodedElements(carried.map(\.read))
             // What each record's type knows of it: the encoding of the value read, by the current type or, for a
@@ -128,6 +132,7 @@ extension Archive {
                     continue
                 }
                 pieces.replacements[piece] = merged
+                carriedRecords.append(change.index)
             }
             guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
         }
@@ -188,7 +193,7 @@ extension Archive {
         }
         flush()
         bytes.append(contentsOf: Array((pretty ? "\n]" : "]").utf8))
-        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix)
+        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix, carried: carriedRecords)
     }
 
     /// The bytes for `values` replacing the records of `state`, found by identity: a record equal to the stored one

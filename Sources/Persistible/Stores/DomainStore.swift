@@ -54,31 +54,62 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             )
             writer.unconvertible = converted.count - writer.records.count
             let result = try body(&writer)
+            let changes: StoredChanges
             if writer.resynchronized {
-                if writer.hasChanges || writer.unconvertible > 0 {
-                    storedWriter.replaceAll(with: Self.stored(writer.records, from: stored, converted, identity: identity))
-                }
-                return result
+                guard writer.hasChanges || writer.unconvertible > 0 else { return result }
+                changes = Self.resynchronized(writer.records, writer.recordSources, from: stored, converted)
+            } else {
+                guard writer.hasChanges else { return result }
+                changes = Self.merge(writer.records, writer.recordSources, into: stored, converted)
             }
-            guard writer.hasChanges else { return result }
-            let (records, sources) = Self.merge(writer.records, writer.recordSources, into: stored, converted)
-            storedWriter.replaceRecords(records, sources: sources)
+            storedWriter.replaceRecords(changes.records, sources: changes.sources, originals: changes.originals)
             return result
         }
     }
 
-    /// The stored records with the changes of `records` applied, and where each came from: each changed or kept
-    /// record where it was, the unconvertible ones kept in place, the deleted ones left out and the new ones at
-    /// the end.
+    /// The stored records a write leaves, where each came from among those read, and what each changed one held.
+    private struct StoredChanges {
+        var records: [Object.Stored] = []
+        var sources: [RecordSource] = []
+        /// For each changed record, by stored position, its domain value's stored form: the record as the domain
+        /// type reads it, so that what a conversion does not keep (a key it drops, a role it reads as `.unknown`)
+        /// counts as unknown to the type and stays as stored where the write leaves it alone.
+        var originals: [Int: Object.Stored] = [:]
+
+        mutating func keep(_ record: Object.Stored, at position: Int) {
+            records.append(record)
+            sources.append(.unchanged(position))
+        }
+
+        /// Adds `record`, which took the place of the stored record at `position`, `read` as a domain value. A
+        /// record whose domain value did not change keeps its stored form as read, so that a conversion that is
+        /// not exact both ways never changes records the write did not touch.
+        mutating func add(_ record: Object, at position: Int, storedAs stored: Object.Stored, read: Object) {
+            guard record != read else {
+                keep(stored, at: position)
+                return
+            }
+            records.append(record.stored)
+            sources.append(.changed(position))
+            originals[position] = read.stored
+        }
+
+        mutating func add(new record: Object) {
+            records.append(record.stored)
+            sources.append(.new)
+        }
+    }
+
+    /// The stored records with the changes of `records` applied: each changed or kept record where it was, the
+    /// unconvertible ones kept in place, the deleted ones left out and the new ones at the end.
     ///
-    /// A record whose domain value did not change keeps its stored form as read, so that a conversion that is not
-    /// exact both ways never changes records the write did not touch. Records are matched by where they came
-    /// from, not by identity, so that a file holding one identity several times keeps each of them as it was.
+    /// Records are matched by where they came from, not by identity, so that a file holding one identity several
+    /// times keeps each of them as it was.
     ///
     /// - Parameter sources: Where each of `records` came from, as positions among the convertible records.
     private static func merge(
         _ records: [Object], _ sources: [RecordSource], into stored: [Object.Stored], _ converted: [Object?]
-    ) -> (records: [Object.Stored], sources: [RecordSource]) {
+    ) -> StoredChanges {
         // The record now at each convertible position, and the new ones.
         var byOriginal = [Int](repeating: -1, count: converted.count)
         var added: [Object] = []
@@ -88,49 +119,46 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             case .new: added.append(records[index])
             }
         }
-        var result: [Object.Stored] = []
-        var resultSources: [RecordSource] = []
-        result.reserveCapacity(records.count + stored.count)
-        resultSources.reserveCapacity(records.count + stored.count)
+        var changes = StoredChanges()
         var original = 0
-        for (index, value) in converted.enumerated() {
+        for (position, value) in converted.enumerated() {
             guard let value else {
-                result.append(stored[index])
-                resultSources.append(.unchanged(index))
+                changes.keep(stored[position], at: position)
                 continue
             }
             defer { original += 1 }
-            let position = byOriginal[original]
-            guard position >= 0 else { continue }
-            let now = records[position]
-            if now == value {
-                result.append(stored[index])
-                resultSources.append(.unchanged(index))
-            } else {
-                result.append(now.stored)
-                resultSources.append(.changed(index))
-            }
+            let index = byOriginal[original]
+            guard index >= 0 else { continue }
+            changes.add(records[index], at: position, storedAs: stored[position], read: value)
         }
-        for record in added {
-            result.append(record.stored)
-            resultSources.append(.new)
-        }
-        return (result, resultSources)
+        for record in added { changes.add(new: record) }
+        return changes
     }
 
-    /// The stored form of each of `records`, in their order: as read for a record whose domain value did not
-    /// change, so that a conversion that is not exact both ways never changes records the write did not touch.
-    private static func stored(
-        _ records: [Object], from stored: [Object.Stored], _ converted: [Object?], identity: RecordIdentity<Object>
-    ) -> [Object.Stored] {
-        var read: [AnyHashable: Int] = [:]
-        for (index, value) in converted.enumerated() {
-            if let value, read[identity.of(value)] == nil { read[identity.of(value)] = index }
+    /// The stored records for `records`, in their order, after `synchronize(with:)`: the unconvertible ones left
+    /// out.
+    ///
+    /// Records are matched by where they came from, which the domain identities decided, never by the stored
+    /// form's identity: a stored type that is not `Identifiable` is identified by its whole value, so a changed
+    /// record would count as new and lose what its stored bytes hold beyond its type.
+    ///
+    /// - Parameter sources: Where each of `records` came from, as positions among the convertible records.
+    private static func resynchronized(
+        _ records: [Object], _ sources: [RecordSource], from stored: [Object.Stored], _ converted: [Object?]
+    ) -> StoredChanges {
+        // The stored position of each convertible record, and its domain value.
+        let readable = converted.enumerated().compactMap { position, value in value.map { (position, $0) } }
+        var changes = StoredChanges()
+        for (record, source) in zip(records, sources) {
+            switch source {
+            case .unchanged(let original), .changed(let original):
+                let (position, value) = readable[original]
+                changes.add(record, at: position, storedAs: stored[position], read: value)
+            case .new:
+                changes.add(new: record)
+            }
         }
-        return records.map { record in
-            guard let index = read[identity.of(record)], converted[index] == record else { return record.stored }
-            return stored[index]
-        }
+        return changes
     }
 
     /// The stored records from which no domain value can be made, which reads skip, in stored order.

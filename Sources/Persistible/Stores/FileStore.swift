@@ -83,6 +83,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             let bytes: Data
             var ranges: [Range<Int>]?
             var unchangedPrefix: AtomicFile.UnchangedPrefix?
+            var carried: [Int] = []
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
             if var current = state.take() {
                 if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
@@ -99,6 +100,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                     // that this version does not know.
                     bytes = rewrite.bytes
                     ranges = rewrite.ranges
+                    carried = rewrite.carried
                     unchangedPrefix = archive.unchangedPrefix(of: rewrite, replacing: current)
                 } else {
                     bytes = try archive.encode(array: writer.records)
@@ -107,13 +109,38 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                 bytes = try archive.encode(array: writer.records)
             }
             let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: archive.durability)
-            // The records as the writer holds them, not decoded from the file: a store keeps its own values.
+            // The records as the writer holds them, not decoded from the file: a store keeps its own values. Those
+            // that kept parts of their stored bytes are what the file holds only once decoded from it.
+            var values = writer.records
+            var index = writer.index
+            if let ranges, !carried.isEmpty {
+                guard let decoded = archive.decodeRecords(carried, at: ranges, in: bytes) else { return result }
+                for (position, value) in zip(carried, decoded) where values[position] != value {
+                    values[position] = value
+                    // Made from the records as written; made again from these when needed.
+                    index = nil
+                }
+            }
             archive.keep(ArchiveState(
-                identity: identity, bytes: bytes, values: writer.records, isSingleValue: false,
-                valuesAreDecoded: false, index: writer.index, recordRanges: ranges
+                identity: identity, bytes: bytes, values: values, isSingleValue: false,
+                valuesAreDecoded: false, index: index, recordRanges: ranges
             ))
             return result
         }
+    }
+}
+
+extension Archive {
+    /// The records at `positions` of `bytes`, whose records lie at `ranges`, decoded as the current type; `nil` if
+    /// one does not decode.
+    fileprivate func decodeRecords(_ positions: [Int], at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
+        var values: [Value] = []
+        for position in positions {
+            let range = ranges[position].shifted(by: bytes.startIndex)
+            guard let value = try? decoder.decode(Value.self, from: bytes[range]) else { return nil }
+            values.append(value)
+        }
+        return values
     }
 }
 

@@ -204,7 +204,13 @@ public struct StoreWriter<Object: Hashable> {
     /// Makes the records `objects`, where `sources` says which of the current records each one is or replaces,
     /// by position; for a caller that knows, so that records stored with one identity several times stay as
     /// they are unless changed.
-    mutating func replaceRecords(_ objects: [Object], sources objectSources: [RecordSource]) {
+    ///
+    /// - Parameter originals: For a replaced record, by position, the value to count as what it held when read,
+    ///   where that is not the record itself: a ``DomainStore`` gives the stored form its domain value makes, so
+    ///   that what the conversion does not keep counts as unknown to the type, and stays as stored.
+    mutating func replaceRecords(
+        _ objects: [Object], sources objectSources: [RecordSource], originals: [Int: Object] = [:]
+    ) {
         let current = recordSources
         var composed: [RecordSource] = []
         composed.reserveCapacity(objects.count)
@@ -214,7 +220,7 @@ public struct StoreWriter<Object: Hashable> {
                 composed.append(current[position])
             case .unchanged(let position), .changed(let position):
                 if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
-                    replacedOriginals[original] = records[position]
+                    replacedOriginals[original] = originals[position] ?? records[position]
                 }
                 composed.append(current[position].changed)
             case .new:
