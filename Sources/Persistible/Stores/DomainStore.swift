@@ -8,6 +8,11 @@ import Foundation
 /// except `synchronize(with:)` and `replaceAll(with:)`, which make the store hold exactly the given values and so
 /// remove it; ``SynchronizeResult/removedUnconvertible`` counts those, and ``unconvertibleRecords()`` lists them.
 ///
+/// Records are matched by the domain value's identity, never by the stored form's. A write keeps the stored bytes of
+/// every record it does not change, and a changed record keeps what the conversion to a domain value and back does
+/// not keep (see ``StoredRepresentable``), or the write throws
+/// ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` and writes nothing, as a ``FileStore``'s does.
+///
 /// ```swift
 /// let users = DomainStore<User>(url: usersFile)
 /// try users.insert(User(username: "amy", role: .admin))
