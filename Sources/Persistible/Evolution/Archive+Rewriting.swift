@@ -70,9 +70,11 @@ extension Archive {
         var carried: [(index: Int, original: Int, read: Value)] = []
         // Migrated records, with the older type's encoding of the value it read from each.
         var migrated: [(index: Int, original: Int, known: Data)] = []
+        // Most files hold no stale record: an empty set is not asked about every record.
+        let hasStale = !state.stale.isEmpty
         for (index, source) in sources.enumerated() {
             switch source {
-            case .unchanged(let original) where !state.stale.contains(original):
+            case .unchanged(let original) where !hasStale || !state.stale.contains(original):
                 continue
             case .unchanged(let original) where !state.migrated.contains(original):
                 // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.

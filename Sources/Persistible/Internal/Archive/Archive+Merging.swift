@@ -102,16 +102,19 @@ extension Archive {
             keep(state)
             return changed.count
         }
+        // Taken out of the state, so that appending to them copies no record.
         var values = state.values
         state.values = []
-        let stored = values
         values += appended
-        // Where each value came from, known here exactly, so the rewrite need not match records by identity.
-        var sources = stored.indices.map { position in
-            replaced[position].map { $0 == stored[position] } ?? true
-                ? RecordSource.unchanged(position) : .changed(position)
+        // Where each value came from, known here exactly, so the rewrite need not match records by identity. Only
+        // the replaced positions can differ from what was read.
+        var sources = (0..<storedCount).map(RecordSource.unchanged)
+        for (position, read) in replaced where read != values[position] {
+            sources[position] = .changed(position)
         }
         sources += repeatElement(.new, count: appended.count)
+        // Shared, not copied: the removals below make a new array.
+        let uncollapsed = values
         if !collapsed.isEmpty {
             var seen = Set<AnyHashable>()
             let kept = values.indices.filter { position in
@@ -125,7 +128,7 @@ extension Archive {
         let contents: PersistenceData<Value> = state.isSingleValue && values.count == 1
             ? .single(values[0]) : .array(values)
         try write(
-            contents, to: file, index: index, replacing: (state, stored.count, { replaced[$0] ?? stored[$0] }),
+            contents, to: file, index: index, replacing: (state, storedCount, { replaced[$0] ?? uncollapsed[$0] }),
             sources: (sources, replaced)
         )
         return changed.count
