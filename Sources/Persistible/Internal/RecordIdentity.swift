@@ -2,28 +2,32 @@
 ///
 /// The choice is made from the type at run time, so an `Identifiable` type is identified by its `id` even in a
 /// store made by generic code that did not know it.
-struct RecordIdentity<Object: Hashable>: Sendable {
-    /// Reads a record's `id`, when its type has one. Made once from the type, so that the check for
+struct RecordIdentity<Object: Hashable> {
+    /// The record type as an `Identifiable` type, when it is one. Found once from the type, so that the check for
     /// `Identifiable`, a search of the type's conformances, is not repeated for every record of a large file.
-    private let identifier: (@Sendable (Object) -> AnyHashable)?
+    private let identifiedType: (any Identifiable.Type)?
 
     /// Whether records are identified by an `id` rather than by their whole value.
-    var usesIdentifier: Bool { identifier != nil }
+    var usesIdentifier: Bool { identifiedType != nil }
 
     init() {
-        identifier = (Object.self as? any Identifiable.Type).map { Self.identifier(as: $0) }
+        identifiedType = Object.self as? any Identifiable.Type
     }
 
     func of(_ object: Object) -> AnyHashable {
-        identifier?(object) ?? AnyHashable(object)
+        guard let identifiedType else { return AnyHashable(object) }
+        return Self.identifier(of: object, as: identifiedType)
     }
 
     // Generic, so that the metatype above is opened. `Identified` is `Object` itself, opened from its own metatype,
-    // so each record is reinterpreted as the very type it is; a checked cast would search conformances each time.
+    // so the record is reinterpreted as the very type it is; a checked cast would search conformances each time.
     private static func identifier<Identified: Identifiable>(
-        as type: Identified.Type
-    ) -> @Sendable (Object) -> AnyHashable {
-        precondition(Identified.self == Object.self)
-        return { object in AnyHashable(unsafeBitCast(object, to: Identified.self).id) }
+        of object: Object, as type: Identified.Type
+    ) -> AnyHashable {
+        AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 }
+
+// The one stored property is a metatype: immutable type metadata that the runtime shares between threads anyway.
+// It is not declared Sendable only because the protocol `Identifiable` is not constrained to sendable metatypes.
+extension RecordIdentity: @unchecked Sendable {}
