@@ -109,6 +109,23 @@ import Testing
         }
     }
 
+    @Test(arguments: ["", "cleanup\n", "4194304\n", "a longer mark than any process identifier\n"])
+    func aWriterHoldingTheLockIsNamedByExactlyItsProcessIdentifierWhateverTheLockFileHeld(_ left: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = FileStore<StressRecord>(url: directory.file("stress.json"))
+        try store.insert(StressRecord(id: "first"))
+        try Data(left.utf8).write(to: directory.file("stress.json.lock"))
+
+        let markWhileHeld = try store.write { writer in
+            writer.insert(StressRecord(id: "second"))
+            return try Data(contentsOf: directory.file("stress.json.lock"))
+        }
+
+        #expect(String(decoding: markWhileHeld, as: UTF8.self) == "\(getpid())\n")
+        #expect(try Data(contentsOf: directory.file("stress.json.lock")).isEmpty)
+        #expect(try store.all().map(\.id) == ["first", "second"])
+    }
+
     // MARK: - Ownership and shared directories
 
     /// A group-writable setgid directory shared by root and another member of its group.

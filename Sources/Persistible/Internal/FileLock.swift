@@ -45,9 +45,10 @@ struct FileLock {
         let descriptor = try open()
         defer { close(descriptor) }
         try acquire(descriptor, timeout: timeout)
-        var holding = Holding(cleanupIsOwed: Self.isMarked(descriptor))
-        Self.mark(descriptor, with: "\(getpid())\n")
-        defer { Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "") }
+        let found = Self.markLength(descriptor)
+        var holding = Holding(cleanupIsOwed: found != 0)
+        let own = Self.mark(descriptor, with: "\(getpid())\n", replacing: found)
+        defer { Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "", replacing: own) }
         return try body(&holding)
     }
 
@@ -124,19 +125,29 @@ struct FileLock {
 
     // MARK: - The holder's mark
 
-    private static func isMarked(_ descriptor: Int32) -> Bool {
+    /// The length of the lock file's contents: 0 when no writer died holding the lock; `nil` when it cannot be
+    /// told, which counts as marked.
+    private static func markLength(_ descriptor: Int32) -> Int? {
         var status = stat()
-        return fstat(descriptor, &status) == 0 && status.st_size > 0
+        return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
     }
 
-    /// Writes `text` as the lock file's whole contents. A failure, on a full disk for example, is ignored: the mark
-    /// only saves a later writer a search of the directory.
-    private static func mark(_ descriptor: Int32, with text: String) {
+    /// Writes `text` as the lock file's whole contents, which were `previousLength` bytes long (`nil`: unknown). A
+    /// failure, on a full disk for example, is ignored: the mark only saves a later writer a search of the
+    /// directory.
+    ///
+    /// The file is cut only when the old contents were longer than the new. Cutting it to the length it already
+    /// has is no change, yet XFS then writes the new contents to the disk and waits for them, on every save.
+    ///
+    /// - Returns: The length of the contents now, or `nil` if it cannot be told.
+    @discardableResult
+    private static func mark(_ descriptor: Int32, with text: String, replacing previousLength: Int?) -> Int? {
         var bytes = Array(text.utf8)
         if !bytes.isEmpty {
-            guard pwrite(descriptor, &bytes, bytes.count, 0) == bytes.count else { return }
+            guard pwrite(descriptor, &bytes, bytes.count, 0) == bytes.count else { return nil }
         }
-        _ = ftruncate(descriptor, off_t(bytes.count))
+        if let previousLength, previousLength <= bytes.count { return bytes.count }
+        return ftruncate(descriptor, off_t(bytes.count)) == 0 ? bytes.count : nil
     }
 }
 
