@@ -107,13 +107,25 @@ struct AtomicFile {
     ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
     @discardableResult
     func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
-        guard !DirectoryFlags.isAppendOnly(atPath: directory) else {
+        // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
+        // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
+        let directoryDescriptor = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { if directoryDescriptor >= 0 { close(directoryDescriptor) } }
+        guard directoryDescriptor < 0 || !DirectoryFlags.isAppendOnly(directoryDescriptor) else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
-        var existing = stat()
-        let replacing = stat(path, &existing) == 0
         let temporary = temporaryPath()
-        let clone = replacing ? unchangedPrefix.flatMap { cloneOfFile(at: temporary, keeping: $0, of: bytes) } : nil
+        // The file to clone is opened and its status read once, for the clone and for the mode and owner.
+        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
+        defer { if let source { close(source.descriptor) } }
+        var existing = source?.status ?? stat()
+        let replacing = source != nil || stat(path, &existing) == 0
+        let clone = source.flatMap { source in
+            FileClone.create(
+                atPath: temporary, cloning: source.descriptor, length: unchangedPrefix?.length ?? 0,
+                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev)
+            )
+        }
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let descriptor = clone?.descriptor ?? retryingOnInterrupt {
             open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o666)
@@ -125,10 +137,10 @@ struct AtomicFile {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
             if let unchangedPrefix, let clone {
-                try Self.writeAll(bytes, from: unchangedPrefix.length, to: descriptor)
+                try Self.writeAll(bytes, from: min(clone.length, unchangedPrefix.length), to: descriptor)
                 // Writing past the clone's end has set the length; only a shorter file needs cutting (a truncate
                 // to the same length still costs a transaction on XFS).
-                if bytes.count < clone.size {
+                if bytes.count < clone.length {
                     guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
                         throw SystemError.last("ftruncate", .write)
                     }
@@ -145,7 +157,9 @@ struct AtomicFile {
             guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             guard rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
             if durability == .full {
-                try Directory.flushAfterChange(atPath: directory)
+                try Directory.flushAfterChange(
+                    atPath: directory, descriptor: directoryDescriptor >= 0 ? directoryDescriptor : nil
+                )
             }
             return FileIdentity(written)
         } catch let error as SystemError where error.operation == "fsync directory" {
@@ -268,23 +282,22 @@ struct AtomicFile {
         var identity: FileIdentity
     }
 
-    /// A descriptor of a new file at `temporary` that is a clone of the file, and its size; or `nil` if the file is
-    /// not the version `prefix` describes, or its file system cannot clone it.
-    private func cloneOfFile(
-        at temporary: String, keeping prefix: UnchangedPrefix, of bytes: Data
-    ) -> (descriptor: Int32, size: Int)? {
+    /// The file, open for reading, and its status, when it is the version `prefix` describes and a clone of it is
+    /// worth trying; else `nil`.
+    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (descriptor: Int32, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device)
         else { return nil }
         let source = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard source >= 0 else { return nil }
-        defer { close(source) }
         var status = stat()
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
         guard fstat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
             FileIdentity(status) == prefix.identity, Int(status.st_size) >= prefix.length
-        else { return nil }
-        return FileClone.create(atPath: temporary, cloning: source, onDevice: prefix.identity.device)
-            .map { ($0, Int(status.st_size)) }
+        else {
+            close(source)
+            return nil
+        }
+        return (source, status)
     }
 
     // MARK: - Symbolic links

@@ -53,9 +53,15 @@ enum Directory {
     ///
     /// Whatever failed, opening the directory or flushing it, the error names the operation `"fsync directory"`:
     /// the change is in place, and what the caller needs to know is that it may not survive a power loss.
-    static func flushAfterChange(atPath path: String) throws {
+    ///
+    /// - Parameter descriptor: The directory, opened before the change, or `nil` to open it now.
+    static func flushAfterChange(atPath path: String, descriptor: Int32? = nil) throws {
         do {
-            try flush(atPath: path)
+            if let descriptor {
+                try flushToDisk(descriptor, "fsync directory")
+            } else {
+                try flush(atPath: path)
+            }
             unflushed.withLock { _ = $0.remove(path) }
         } catch let error as SystemError {
             unflushed.withLock { _ = $0.insert(path) }

@@ -14,17 +14,27 @@ enum FileClone {
         !refusingDevices.withLock { $0.contains(device) }
     }
 
-    /// Creates the file at `path`, which must not exist, as a clone of the open file `source`, and opens it for
-    /// writing.
+    /// Creates the file at `path`, which must not exist, sharing the blocks that hold the first `length` bytes of
+    /// the open file `source`, and opens it for writing.
+    ///
+    /// On Linux only whole blocks are shared (`FICLONERANGE`): the block that holds the first changed byte is left
+    /// for the caller to write whole, with the new end, rather than shared and then copied on the first write,
+    /// which would read it back from the disk. On Apple platforms the whole file is cloned.
     ///
     /// - Parameters:
     ///   - source: A descriptor open for reading, of a regular file on `device`.
-    ///   - path: Where the clone goes: on the same file system, beside the source.
+    ///   - length: How many bytes at the start of `source` the new file keeps.
+    ///   - blockSize: The size of the source's blocks, or a multiple of it, as `st_blksize` gives it.
     ///   - device: The source's device, remembered if its file system refuses to clone.
-    /// - Returns: The clone's descriptor, with the source's bytes and a mode of 0600 or the source's, or `nil` if
-    ///   the clone could not be made, in which case nothing is left at `path`.
-    static func create(atPath path: String, cloning source: Int32, onDevice device: UInt64) -> Int32? {
+    /// - Returns: The clone's descriptor, with a mode of 0600 or the source's, and how many bytes of the source it
+    ///   holds: at most `length` on Linux, all of them on Apple platforms. `nil` if not a whole block is to be
+    ///   shared or the clone could not be made, in which case nothing is left at `path`.
+    static func create(
+        atPath path: String, cloning source: Int32, length: Int, blockSize: Int, onDevice device: UInt64
+    ) -> (descriptor: Int32, length: Int)? {
         #if canImport(Darwin)
+        var status = stat()
+        guard fstat(source, &status) == 0 else { return nil }
         // The clone gets the source's mode; the caller sets mode and owner afterwards as for any temporary.
         guard fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY)) == 0 else {
             noteFailure(errno, onDevice: device)
@@ -35,23 +45,35 @@ enum FileClone {
             unlink(path)
             return nil
         }
-        return descriptor
+        return (descriptor, Int(status.st_size))
         #else
+        guard blockSize > 0 else { return nil }
+        let shared = length / blockSize * blockSize
+        guard shared > 0 else { return nil }
         let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         guard descriptor >= 0 else { return nil }
-        guard ioctl(descriptor, cloneRequest, source) == 0 else {
+        var range = CloneRange(sourceDescriptor: Int64(source), sourceOffset: 0, length: UInt64(shared), offset: 0)
+        guard ioctl(descriptor, cloneRangeRequest, &range) == 0 else {
             noteFailure(errno, onDevice: device)
             close(descriptor)
             unlink(path)
             return nil
         }
-        return descriptor
+        return (descriptor, shared)
         #endif
     }
 
     #if !canImport(Darwin)
-    /// `FICLONE`, `_IOW(0x94, 9, int)`, which Glibc does not import.
-    private static let cloneRequest = UInt(0x4004_9409)
+    /// `struct file_clone_range` from `<linux/fs.h>`, which Glibc does not import.
+    private struct CloneRange {
+        var sourceDescriptor: Int64
+        var sourceOffset: UInt64
+        var length: UInt64
+        var offset: UInt64
+    }
+
+    /// `FICLONERANGE`, `_IOW(0x94, 13, struct file_clone_range)`.
+    private static let cloneRangeRequest = UInt(0x4020_940D)
     #endif
 
     /// Remembers `device` when `code` says its file system cannot clone, as opposed to failing this once (a full
