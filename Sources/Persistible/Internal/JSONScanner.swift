@@ -3,9 +3,9 @@ import Foundation
 /// Finds where values lie in UTF-8 JSON without decoding them: the elements of an array, the members of an object.
 ///
 /// Defaults, per-record decoding, salvage and byte-preserving rewrites all work on one record's bytes at a time, and
-/// need to know where each record starts and ends without paying for a decode. The grammar is strict JSON (no
-/// comments, no trailing commas); anything else makes a scan return `nil`, and the caller falls back to the decoder,
-/// which says what is wrong. Offsets count from the first byte of the scanned bytes.
+/// need to know where each record starts and ends without paying for a decode. The grammar is strict JSON in UTF-8
+/// (no comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`,
+/// and the caller falls back to the decoder, which says what is wrong. Offsets count from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -18,6 +18,7 @@ struct JSONScanner {
     static func elementRanges(of data: Data) -> [Range<Int>]? {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
+            scanner.skipByteOrderMark()
             scanner.skipWhitespace()
             guard let elements = scanner.elements() else { return nil }
             scanner.skipWhitespace()
@@ -30,6 +31,7 @@ struct JSONScanner {
     static func readableElements(of data: Data) -> (ranges: [Range<Int>], brokenAt: Int?)? {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
+            scanner.skipByteOrderMark()
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "[") else { return nil }
             scanner.position += 1
@@ -66,6 +68,7 @@ struct JSONScanner {
     static func valueRange(of data: Data) -> Range<Int>? {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
+            scanner.skipByteOrderMark()
             scanner.skipWhitespace()
             let start = scanner.position
             guard scanner.skipValue() else { return nil }
@@ -119,6 +122,12 @@ struct JSONScanner {
 
     private var current: UInt8? {
         position < bytes.count ? bytes[position] : nil
+    }
+
+    /// Steps over a UTF-8 byte order mark at the start, which the decoder reads and some editors write: such a file
+    /// is UTF-8 JSON, and its records are found as any other's.
+    private mutating func skipByteOrderMark() {
+        if position == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
     private mutating func skipWhitespace() {
