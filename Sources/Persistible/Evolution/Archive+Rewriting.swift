@@ -67,9 +67,9 @@ extension Archive {
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: records.count)
-        var carried: [(index: Int, original: Int, read: Value)] = []
-        // Migrated records, with the older type's encoding of the value it read from each.
-        var migrated: [(index: Int, original: Int, known: Data)] = []
+        // Records written anew that must keep what their stored form holds beyond the encoding of the value read;
+        // for a migrated record, that form is its current-format one (see `currentForm(ofMigrated:at:)`).
+        var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
         for (index, source) in sources.enumerated() {
@@ -78,18 +78,26 @@ extension Archive {
                 continue
             case .unchanged(let original) where !state.migrated.contains(original):
                 // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
-                carried.append((index, original, records[index]))
+                carried.append((index, original, records[index], nil))
             case .changed(let original) where !state.migrated.contains(original):
                 // Without the value it held when read, what it holds that its type does not know cannot be told.
                 guard let read = originals[original] else {
                     throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
                 }
-                carried.append((index, original, read))
+                carried.append((index, original, read, nil))
             case .unchanged(let original), .changed(let original):
-                let range = ranges[original].shifted(by: stored.startIndex)
-                if let known = try oldEncoding(ofMigrated: stored[range], at: original) {
-                    migrated.append((index, original, known))
+                // Migrated: what it read is the value kept, or for a changed one, the value it held when read.
+                let read: Value
+                if case .changed = source {
+                    guard let value = originals[original] else {
+                        throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
+                    }
+                    read = value
+                } else {
+                    read = records[index]
                 }
+                let range = ranges[original].shifted(by: stored.startIndex)
+                carried.append((index, original, read, try currentForm(ofMigrated: stored[range], at: original)))
             default:
                 break
             }
@@ -98,36 +106,30 @@ extension Archive {
         }
         var pieces = try encodedElements(encoded)
         var carriedRecords: [Int] = []
-        if !carried.isEmpty || !migrated.isEmpty {
+        if !carried.isEmpty {
             let known = try encodedElements(carried.map(\.read))
-            // What each record's type knows of it: the encoding of the value read, by the current type or, for a
-            // migrated record, by the older type that read it.
-            var changes: [(index: Int, original: Int, knownBytes: Data, knownRange: Range<Int>)] = []
-            for (position, change) in carried.enumerated() {
-                changes.append((change.index, change.original, known.bytes, known.ranges[position]))
-            }
-            for change in migrated {
-                changes.append((change.index, change.original, change.known, 0..<change.known.count))
-            }
             var lost: [String] = []
-            for change in changes {
-                let (storedRange, knownBytes) = (ranges[change.original], change.knownBytes)
+            for (position, change) in carried.enumerated() {
+                // What the record holds: its stored bytes or, for a migrated record, its current-format form.
+                let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
+                    ?? (stored, ranges[change.original])
+                let knownBytes = known.bytes
                 // A record whose keys cannot be told apart cannot be shown to lose none: the decoder leaves the keys
                 // of an object no type reads unread, so one holding a lone surrogate reaches here.
-                guard let storedTree = JSONNode.parse(stored, at: storedRange),
-                    let knownTree = JSONNode.parse(knownBytes, at: change.knownRange)
+                guard let storedTree = JSONNode.parse(storedBytes, at: storedRange),
+                    let knownTree = JSONNode.parse(knownBytes, at: known.ranges[position])
                 else {
                     lost.append("[\(change.original)]")
                     continue
                 }
                 let unknown = UnknownKeys(
-                    stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: knownBytes
+                    stored: storedTree, known: knownTree, storedBytes: storedBytes, knownBytes: knownBytes
                 )
                 guard !unknown.isEmpty else { continue }
                 let piece = encodedIndex[change.index]
                 let encoding = pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)]
                 guard let merged = unknown.carried(
-                    into: Data(encoding), storedBytes: stored, knownBytes: knownBytes,
+                    into: Data(encoding), storedBytes: storedBytes, knownBytes: knownBytes,
                     prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
                 ) else {
                     lost += unknown.keyPaths(record: change.original)
@@ -240,8 +242,9 @@ extension Archive {
     /// beyond the encoding of `read`, the value read from them, and the stored values `read` holds otherwise put
     /// back wherever `encoding` leaves them as read.
     ///
-    /// - Parameter migrated: Whether `read` was migrated from an older type: the keys kept are then those beyond
-    ///   that type's encoding of the value it read, or none when it is only `Decodable`.
+    /// - Parameter migrated: Whether `read` was migrated from an older type: the value is then compared in its
+    ///   current-format form, which keeps the keys beyond that type's encoding of what it read (none when it is only
+    ///   `Decodable`).
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
     ///   the stored keys cannot be read.
     func keepingUnknownKeys(
@@ -253,14 +256,13 @@ extension Archive {
             )
             return encoding
         }
-        let known: Data
-        if migrated {
-            let record = stored[storedRange.shifted(by: stored.startIndex)]
-            guard let old = try oldEncoding(ofMigrated: record, at: 0) else { return encoding }
-            known = old
-        } else {
-            known = try encode(read)
+        // A migrated value is compared in its current-format form, which keeps what its older type did not know.
+        let stored = migrated
+            ? try currentForm(ofMigrated: stored[storedRange.shifted(by: stored.startIndex)], at: 0) : stored
+        guard let storedRange = migrated ? JSONScanner.valueRange(of: stored) : storedRange else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[0]"]))
         }
+        let known = try encode(read)
         // A value whose keys cannot be told apart (a lone surrogate in a key the decoder never read) cannot be
         // shown to lose none.
         guard let storedTree = JSONNode.parse(stored, at: storedRange),
