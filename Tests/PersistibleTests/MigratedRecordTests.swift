@@ -190,14 +190,17 @@ import Testing
         }
     }
 
-    @Test func aMigrationFromATypeThatOnlyDecodesWritesTheCurrentFormatAlone() throws {
+    @Test func aMigrationFromATypeThatOnlyDecodesKeepsTheTopLevelKeyItDidNotRead() throws {
         try inTemporaryDirectory { _ in
             _ = try installText(Self.mixed, as: V2FromDecodable.self)
             try V2FromDecodable(id: "c", title: "Read", note: "").saveToFile()
             let stored = try #require(
                 try JSONSerialization.jsonObject(with: bytes(of: V2FromDecodable.self)) as? [[String: Any]]
             )
-            #expect(stored.map { $0.keys.sorted() } == Array(repeating: ["id", "note", "title"], count: 3))
+            // `rank` is kept; `name` and `details`, which the old type read, are the migration's to drop.
+            #expect(stored.map { $0.keys.sorted() }
+                == [["id", "note", "rank", "title"], ["id", "note", "title"], ["id", "note", "title"]])
+            #expect(stored.first?["rank"] as? Int == 3)
         }
     }
 }

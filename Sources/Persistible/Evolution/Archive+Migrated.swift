@@ -10,7 +10,8 @@ extension Archive {
     /// nothing either.
     ///
     /// - Parameter position: The record's position in the file, for the error.
-    /// - Returns: The form; when the older type is only `Decodable`, the current encoding alone.
+    /// - Returns: The form. When the older type is only `Decodable`, it cannot say what it knows: the form then
+    ///   carries the top-level keys that the older type did not read (see `probedForm(of:decodedBy:into:value:at:)`).
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when no migration reads the record
     ///   any more or its keys have no place in the current format, and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
@@ -19,7 +20,9 @@ extension Archive {
         for migration in evolution.migrations {
             guard let (value, encodeOld) = try? migration.decodeKeepingOld(record, decoder) else { continue }
             let current = try encode(value)
-            guard let encodeOld else { return current }
+            guard let encodeOld else {
+                return try probedForm(of: record, decodedBy: migration, into: current, value: value, at: position)
+            }
             let old: Data
             do {
                 old = try encodeOld(encoder)
@@ -42,5 +45,47 @@ extension Archive {
             return merged
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
+    }
+
+    /// `current` with the top-level keys of `record` that an older type which is only `Decodable` did not read: keys
+    /// the current encoding lacks, without which the record still migrates to `value`. A key whose removal makes the
+    /// record unreadable or changes what it migrates to is the older type's, and is dropped, as the migration means.
+    ///
+    /// Each such key costs one more decode of the record, paid once, by the write that stores it in the current
+    /// format. Keys inside nested objects are not probed.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a key to keep has no place.
+    private func probedForm(
+        of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
+        at position: Int
+    ) throws(PersistenceError) -> Data {
+        guard let object = (try? JSONSerialization.jsonObject(with: record)) as? [String: Any],
+            let currentObject = (try? JSONSerialization.jsonObject(with: current)) as? [String: Any]
+        else { return current }
+        var unread: [String] = []
+        for key in object.keys.sorted() where currentObject[key] == nil {
+            var without = object
+            without.removeValue(forKey: key)
+            guard let bytes = try? JSONSerialization.data(withJSONObject: without),
+                let probed = try? migration.decodeKeepingOld(bytes, decoder)
+            else { continue }
+            if probed.value == value { unread.append(key) }
+        }
+        guard !unread.isEmpty else { return current }
+        var known = object
+        for key in unread { known.removeValue(forKey: key) }
+        guard let knownBytes = try? JSONSerialization.data(withJSONObject: known),
+            let storedRange = JSONScanner.valueRange(of: record),
+            let storedTree = JSONNode.parse(record, at: storedRange),
+            let knownTree = JSONNode.parse(knownBytes, at: 0..<knownBytes.count)
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: unread.map { "[\(position)].\($0)" })) }
+        let unknown = UnknownKeys(stored: storedTree, known: knownTree, storedBytes: record, knownBytes: knownBytes)
+        guard let merged = unknown.carried(
+            into: current, storedBytes: record, knownBytes: knownBytes,
+            prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
+        ) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
+        }
+        return merged
     }
 }

@@ -56,9 +56,10 @@ public struct ArchiveMigration<Value>: Sendable {
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
-    /// An old type that is only `Decodable` cannot say which keys of a record it knows: the next write of a record
-    /// it read stores the current format alone, and a key that a newer version added to that record is dropped.
-    /// Make the frozen copy `Codable` to keep such keys: the `Codable` overload of this method does.
+    /// An old type that is only `Decodable` cannot say which keys of a record it knows. The next write of a record
+    /// it read probes the top-level keys the current format lacks: one without which the record still migrates to
+    /// the same value is kept, others are dropped. A key a newer version added inside a nested object is dropped.
+    /// Make the frozen copy `Codable` to keep such keys at every depth: the `Codable` overload of this method does.
     ///
     /// ```swift
     /// .from(TaskV1.Task.self) { old in Task(title: old.title, state: old.done ? .done : .open) }
