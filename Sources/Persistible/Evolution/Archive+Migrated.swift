@@ -29,20 +29,7 @@ extension Archive {
             } catch {
                 throw failure(.encodingFailed(detail: String(describing: error)))
             }
-            // A record whose keys cannot be told apart cannot be shown to lose none.
-            guard let storedRange = JSONScanner.valueRange(of: record),
-                let storedTree = JSONNode.parse(record, at: storedRange),
-                let oldRange = JSONScanner.valueRange(of: old), let oldTree = JSONNode.parse(old, at: oldRange)
-            else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
-            let unknown = UnknownKeys(stored: storedTree, known: oldTree, storedBytes: record, knownBytes: old)
-            guard !unknown.isEmpty else { return current }
-            guard let merged = unknown.carried(
-                into: current, storedBytes: record, knownBytes: old,
-                prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
-            ) else {
-                throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
-            }
-            return merged
+            return try carrying(from: record, beyond: old, into: current, at: position)
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
     }
@@ -74,18 +61,9 @@ extension Archive {
         guard !unread.isEmpty else { return current }
         var known = object
         for key in unread { known.removeValue(forKey: key) }
-        guard let knownBytes = try? JSONSerialization.data(withJSONObject: known),
-            let storedRange = JSONScanner.valueRange(of: record),
-            let storedTree = JSONNode.parse(record, at: storedRange),
-            let knownTree = JSONNode.parse(knownBytes, at: 0..<knownBytes.count)
-        else { throw failure(.unknownKeysWouldBeLost(keyPaths: unread.map { "[\(position)].\($0)" })) }
-        let unknown = UnknownKeys(stored: storedTree, known: knownTree, storedBytes: record, knownBytes: knownBytes)
-        guard let merged = unknown.carried(
-            into: current, storedBytes: record, knownBytes: knownBytes,
-            prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
-        ) else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
+        guard let knownBytes = try? JSONSerialization.data(withJSONObject: known) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unread.map { "[\(position)].\($0)" }))
         }
-        return merged
+        return try carrying(from: record, beyond: knownBytes, into: current, at: position)
     }
 }

@@ -257,24 +257,32 @@ extension Archive {
             return encoding
         }
         // A migrated value is compared in its current-format form, which keeps what its older type did not know.
-        let stored = migrated
+        let form = migrated
             ? try currentForm(ofMigrated: stored[storedRange.shifted(by: stored.startIndex)], at: 0) : stored
-        guard let storedRange = migrated ? JSONScanner.valueRange(of: stored) : storedRange else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[0]"]))
-        }
-        let known = try encode(read)
-        // A value whose keys cannot be told apart (a lone surrogate in a key the decoder never read) cannot be
-        // shown to lose none.
-        guard let storedTree = JSONNode.parse(stored, at: storedRange),
+        return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
+    }
+
+    /// `encoding` with what the value that `stored` holds has beyond `known`, the encoding of what it was read as,
+    /// carried into it (see ``UnknownKeys``): keys its type does not know, and stored values read as others
+    /// wherever `encoding` leaves them as read.
+    ///
+    /// - Parameter position: The record's position in the file, for the error.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
+    ///   the keys cannot be read (a lone surrogate in a key the decoder never read).
+    func carrying(
+        from stored: Data, beyond known: Data, into encoding: Data, at position: Int
+    ) throws(PersistenceError) -> Data {
+        guard let storedRange = JSONScanner.valueRange(of: stored),
+            let storedTree = JSONNode.parse(stored, at: storedRange),
             let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
-        else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[0]"])) }
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
         let unknown = UnknownKeys(stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known)
         guard !unknown.isEmpty else { return encoding }
         guard let merged = unknown.carried(
             into: encoding, storedBytes: stored, knownBytes: known,
             prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
         ) else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: 0)))
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
         }
         return merged
     }
