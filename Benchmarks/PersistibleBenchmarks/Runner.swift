@@ -25,6 +25,9 @@ enum Runner {
                     if settings.only == nil {
                         try measure(plan: plan, sandbox: sandbox, into: &results)
                     }
+                    if settings.only == "file-systems" {
+                        try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
+                    }
                     if settings.only == nil || settings.only == "crowded" {
                         try measureCrowded(plan: plan, sandbox: sandbox, into: &results)
                     }

@@ -81,6 +81,57 @@ import Testing
         }
     }
 
+    /// Each append writes its last block to a new place; were the blocks before it always shared, a file grown by
+    /// appends would be held in one extent per block, and each clone, which costs a step per extent, would be
+    /// slower than the last. 400 appends of about 560 bytes grow the file by about 55 blocks of 4 KiB.
+    @Test func aFileGrownByAppendsStaysInFewExtents() throws {
+        let directory = try TemporaryDirectory(on: .xfsReflink)
+        let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
+        let records = (0..<500).map { StressRecord(id: "record-\($0)") }
+        try withArchiveDirectory(directory.url) {
+            try Array(records[..<100]).saveToFile()
+            for record in records[100..<499] {
+                try record.saveToFile()
+            }
+            #expect(link(file.path, replaced.path) == 0)
+            try records[499].saveToFile()
+
+            #expect(try sharesBlocks(atPath: file.path))
+            // At most about one extent per doubling of the appended part: 6 doublings, and the seed's extents.
+            let extents = try extentCount(atPath: file.path)
+            #expect(extents <= 12, "\(extents) extents")
+            #expect(try Data(contentsOf: file) == StressRecord.archiveEncoder.encode(records))
+        }
+    }
+
+    /// A file held in more extents than the package leaves, as one written by other means can be, is written whole
+    /// by the next append rather than cloned, and is whole again after it.
+    @Test func aFileInVeryManyExtentsIsWrittenWholeByTheNextAppend() throws {
+        let directory = try TemporaryDirectory(on: .xfsReflink)
+        let file = directory.file("stress.json")
+        let records = (0..<1_201).map { StressRecord(id: "record-\($0)") }
+        // Written one block at a time from the end back, each flushed before the next, so that no two blocks are
+        // in one extent.
+        let bytes = try StressRecord.archiveEncoder.encode(Array(records[..<1_200]))
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #expect(descriptor >= 0)
+        for offset in stride(from: 0, to: bytes.count, by: 4096).reversed() {
+            let block = bytes[offset..<min(offset + 4096, bytes.count)]
+            #expect(block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) } == block.count)
+            #expect(fsync(descriptor) == 0)
+        }
+        close(descriptor)
+        #expect(try extentCount(atPath: file.path) > 128)
+
+        try withArchiveDirectory(directory.url) {
+            try records[1_200].saveToFile()
+        }
+
+        #expect(try sharesBlocks(atPath: file.path) == false)
+        #expect(try extentCount(atPath: file.path) < 16)
+        #expect(try Data(contentsOf: file) == StressRecord.archiveEncoder.encode(records))
+    }
+
     @Test(arguments: Volume.allCases)
     func aChangeAtTheStartOfTheFileWritesItWhole(on volume: Volume) throws {
         let directory = try TemporaryDirectory(on: volume)

@@ -122,7 +122,7 @@ struct AtomicFile {
         let replacing = source != nil || stat(path, &existing) == 0
         let clone = source.flatMap { source in
             FileClone.create(
-                atPath: temporary, cloning: source.descriptor, length: unchangedPrefix?.length ?? 0,
+                atPath: temporary, cloning: source.descriptor, length: unchangedPrefix?.length ?? 0, total: bytes.count,
                 blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev)
             )
         }

@@ -19,18 +19,20 @@ enum FileClone {
     ///
     /// On Linux only whole blocks are shared (`FICLONERANGE`): the block that holds the first changed byte is left
     /// for the caller to write whole, with the new end, rather than shared and then copied on the first write,
-    /// which would read it back from the disk. On Apple platforms the whole file is cloned.
+    /// which would read it back from the disk; so are the small extents just before it (see
+    /// ``sharedLength(of:keeping:total:blockSize:)``). On Apple platforms the whole file is cloned.
     ///
     /// - Parameters:
     ///   - source: A descriptor open for reading, of a regular file on `device`.
     ///   - length: How many bytes at the start of `source` the new file keeps.
+    ///   - total: How long the new file will be.
     ///   - blockSize: The size of the source's blocks, or a multiple of it, as `st_blksize` gives it.
     ///   - device: The source's device, remembered if its file system refuses to clone.
     /// - Returns: The clone's descriptor, with a mode of 0600 or the source's, and how many bytes of the source it
     ///   holds: at most `length` on Linux, all of them on Apple platforms. `nil` if not a whole block is to be
     ///   shared or the clone could not be made, in which case nothing is left at `path`.
     static func create(
-        atPath path: String, cloning source: Int32, length: Int, blockSize: Int, onDevice device: UInt64
+        atPath path: String, cloning source: Int32, length: Int, total: Int, blockSize: Int, onDevice device: UInt64
     ) -> (descriptor: Int32, length: Int)? {
         #if canImport(Darwin)
         var status = stat()
@@ -48,7 +50,7 @@ enum FileClone {
         return (descriptor, Int(status.st_size))
         #else
         guard blockSize > 0 else { return nil }
-        let shared = length / blockSize * blockSize
+        let shared = sharedLength(of: source, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return nil }
         let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         guard descriptor >= 0 else { return nil }
@@ -64,6 +66,41 @@ enum FileClone {
     }
 
     #if !canImport(Darwin)
+    /// How many bytes at the start of `source` a new file that keeps its first `length` bytes and is `total` bytes
+    /// long shares with it: the whole blocks before `length`, less the small extents at their end, which are
+    /// written again with the rest. 0 when nothing is to be shared.
+    ///
+    /// The blocks a save writes go to a new place on the disk, so a file grown by appends would otherwise be held
+    /// in about one extent per block it grew by, and a clone costs the file system a step per extent it shares:
+    /// each append would be slower than the last. Instead, the extent just before the blocks to be written is
+    /// written again with them while it is shorter than all they add up to. As in a binary counter, the extents
+    /// then shrink at least by half from the file's start to its end, so there are at most about as many as
+    /// doublings of the file's size, and each byte is written again at most once per doubling. A file held in
+    /// more extents than that, made some other way, is not shared at all: written whole, it is whole again.
+    static func sharedLength(of source: Int32, keeping length: Int, total: Int, blockSize: Int) -> Int {
+        var shared = length / blockSize * blockSize
+        guard shared > 0 else { return 0 }
+        switch FileExtents.map(of: source, before: shared, limit: extentLimit) {
+        case .unknown:
+            return shared
+        case .tooMany:
+            return 0
+        case .extents(let extents):
+            // What is written is counted in whole blocks, as the file system allocates it.
+            var written = (total - shared + blockSize - 1) / blockSize * blockSize
+            for extent in extents.reversed() {
+                let rewritten = shared - extent.lowerBound
+                guard rewritten < written else { break }
+                written += rewritten
+                shared = extent.lowerBound
+            }
+            return shared
+        }
+    }
+
+    /// More extents than a file kept by ``sharedLength(of:keeping:total:blockSize:)`` has, whatever its size.
+    private static let extentLimit = 128
+
     /// `struct file_clone_range` from `<linux/fs.h>`, which Glibc does not import.
     private struct CloneRange {
         var sourceDescriptor: Int64

@@ -125,11 +125,21 @@ struct XFSVolumeError: Error, CustomStringConvertible {
 /// Whether the file at `path` shares any of its blocks with another file, as a clone does: the `FIEMAP` ioctl's
 /// `FIEMAP_EXTENT_SHARED` flag on one of its extents.
 func sharesBlocks(atPath path: String) throws -> Bool {
+    try extentFlags(atPath: path).contains { $0 & 0x2000 != 0 }
+}
+
+/// How many extents, runs of contiguous blocks, hold the file at `path`, after its data is flushed.
+func extentCount(atPath path: String) throws -> Int {
+    try extentFlags(atPath: path).count
+}
+
+/// The `FIEMAP` flags of each extent of the file at `path`, at most 4,096 of them.
+private func extentFlags(atPath path: String) throws -> [UInt32] {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     defer { close(descriptor) }
-    // struct fiemap (32 bytes) followed by room for 64 struct fiemap_extent (56 bytes each).
-    let extentCount = 64
+    // struct fiemap (32 bytes) followed by room for the struct fiemap_extent (56 bytes each).
+    let extentCount = 4096
     var buffer = [UInt8](repeating: 0, count: 32 + 56 * extentCount)
     let mapped: Int32 = buffer.withUnsafeMutableBytes { raw in
         raw.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)  // fm_start
@@ -141,10 +151,8 @@ func sharesBlocks(atPath path: String) throws -> Bool {
         return Int32(raw.load(fromByteOffset: 20, as: UInt32.self))  // fm_mapped_extents
     }
     guard mapped >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    return (0..<Int(mapped)).contains { index in
-        // fe_flags sits 40 bytes into each extent; FIEMAP_EXTENT_SHARED is 0x2000.
-        let offset = 32 + 56 * index + 40
-        let flags = buffer.withUnsafeBytes { $0.load(fromByteOffset: offset, as: UInt32.self) }
-        return flags & 0x2000 != 0
+    // fe_flags sits 40 bytes into each extent.
+    return (0..<Int(mapped)).map { index in
+        buffer.withUnsafeBytes { $0.load(fromByteOffset: 32 + 56 * index + 40, as: UInt32.self) }
     }
 }
