@@ -17,7 +17,8 @@ extension Persistible {
     /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
     static func validatedArchiveUrl() throws(PersistenceError) -> URL {
         let name = fileName
-        let valid = !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+        let valid = !name.isEmpty && name != "." && name != ".."
+            && !name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
         guard valid else {
             throw PersistenceError(.invalidFileName(name), url: archiveUrl, typeName: String(describing: self))
         }

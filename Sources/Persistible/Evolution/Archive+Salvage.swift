@@ -8,7 +8,7 @@ extension Archive {
     func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
         let bytes: Data
         do {
-            guard let file = try FileReader.contents(atPath: url.path) else { throw failure(.fileNotFound) }
+            guard let file = try FileReader.contents(atPath: path) else { throw failure(.fileNotFound) }
             bytes = file.0
         } catch let error as PersistenceError {
             throw error
@@ -82,7 +82,7 @@ extension Archive {
     func moveAside(at date: Date = Date()) throws -> URL {
         do {
             return try withWriteAccess(creatingDirectory: false) { file in
-                ArchiveCache.remove(path: url.path)
+                ArchiveCache.remove(path: path)
                 guard try file.kind() != nil else { throw failure(.fileNotFound) }
                 // Only a word for the name: a file too large, or not readable by this user, is still moved, since
                 // a rename needs nothing but write access to the directory.

@@ -14,18 +14,29 @@ import Foundation
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
+    /// The directory that holds it, and its name there: worked out once, since every save needs them several
+    /// times.
+    let directory: String
+    let name: String
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
         self.path = try Self.resolveSymbolicLinks(path)
+        (directory, name) = Self.split(self.path)
     }
 
-    var directory: String {
-        (path as NSString).deletingLastPathComponent
-    }
-
-    var name: String {
-        (path as NSString).lastPathComponent
+    /// A path's directory and last component, as `NSString`'s `deletingLastPathComponent` and
+    /// `lastPathComponent` give them, without their cost for the usual absolute path with single slashes.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        let bytes = path.utf8
+        let slash = UInt8(ascii: "/")
+        guard let last = bytes.lastIndex(of: slash), last != bytes.startIndex, bytes.first == slash,
+            bytes.index(after: last) != bytes.endIndex,
+            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == slash && $1 == slash })
+        else {
+            return ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+        }
+        return (String(path[..<last]), String(path[path.index(after: last)...]))
     }
 
     /// The longest name, in bytes of UTF-8, that a file may have: its temporaries' names, at most 42 bytes longer,
@@ -120,15 +131,16 @@ struct AtomicFile {
         defer { if let source { close(source.descriptor) } }
         var existing = source?.status ?? stat()
         let replacing = source != nil || stat(path, &existing) == 0
+        let mode = replacing ? Self.creationMode(replacing: existing, in: directoryDescriptor) : 0o666
         let clone = source.flatMap { source in
             FileClone.create(
                 atPath: temporary, cloning: source.descriptor, length: unchangedPrefix?.length ?? 0, total: bytes.count,
-                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev)
+                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev), mode: mode
             )
         }
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let descriptor = clone?.descriptor ?? retryingOnInterrupt {
-            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o666)
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         }
         guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
         var isOpen = true
@@ -219,6 +231,21 @@ struct AtomicFile {
 
     // MARK: - Steps
 
+    /// The mode to create the temporary that replaces `existing` with: the file's own where the temporary is sure
+    /// to get the file's owner and group, so that in the usual case nothing is left to change; else 0600, so that
+    /// nobody else can read the temporary before its owner, group and mode are set.
+    ///
+    /// The temporary belongs to this process's user, and to the process's group or the directory's (where the
+    /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
+    /// group is sure only where it is both.
+    private static func creationMode(replacing existing: stat, in directoryDescriptor: Int32) -> mode_t {
+        var directory = stat()
+        guard existing.st_mode & 0o7000 == 0, existing.st_uid == geteuid(), existing.st_gid == getegid(),
+            directoryDescriptor >= 0, fstat(directoryDescriptor, &directory) == 0, directory.st_gid == existing.st_gid
+        else { return 0o600 }
+        return existing.st_mode & 0o777
+    }
+
     private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
         // The new file's owner and group are the process's, or the directory's group where the directory is
         // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
@@ -243,6 +270,8 @@ struct AtomicFile {
             // save never lets anyone read the file who could not.
             mode &= ~0o070
         }
+        // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
+        guard created.st_mode & 0o7777 != mode || group != created.st_gid else { return }
         guard fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
     }
 

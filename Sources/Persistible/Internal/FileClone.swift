@@ -28,11 +28,13 @@ enum FileClone {
     ///   - total: How long the new file will be.
     ///   - blockSize: The size of the source's blocks, or a multiple of it, as `st_blksize` gives it.
     ///   - device: The source's device, remembered if its file system refuses to clone.
-    /// - Returns: The clone's descriptor, with a mode of 0600 or the source's, and how many bytes of the source it
+    ///   - mode: The mode to create the file with on Linux, less the umask.
+    /// - Returns: The clone's descriptor, with `mode` or the source's, and how many bytes of the source it
     ///   holds: at most `length` on Linux, all of them on Apple platforms. `nil` if not a whole block is to be
     ///   shared or the clone could not be made, in which case nothing is left at `path`.
     static func create(
-        atPath path: String, cloning source: Int32, length: Int, total: Int, blockSize: Int, onDevice device: UInt64
+        atPath path: String, cloning source: Int32, length: Int, total: Int, blockSize: Int, onDevice device: UInt64,
+        mode: mode_t
     ) -> (descriptor: Int32, length: Int)? {
         #if canImport(Darwin)
         var status = stat()
@@ -52,7 +54,7 @@ enum FileClone {
         guard blockSize > 0 else { return nil }
         let shared = sharedLength(of: source, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return nil }
-        let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode) }
         guard descriptor >= 0 else { return nil }
         var range = CloneRange(sourceDescriptor: Int64(source), sourceOffset: 0, length: UInt64(shared), offset: 0)
         guard ioctl(descriptor, cloneRangeRequest, &range) == 0 else {

@@ -16,10 +16,13 @@ import Foundation
 struct FileLock {
     /// The lock file.
     let path: String
+    /// The directory that holds it and the file it protects.
+    let directory: String
 
-    /// The lock that protects the file at `dataPath`.
-    init(protecting dataPath: String) {
+    /// The lock that protects the file at `dataPath`, in `directory`.
+    init(protecting dataPath: String, in directory: String) {
         path = dataPath + ".lock"
+        self.directory = directory
     }
 
     /// What the holder of the lock learns on taking it.
@@ -83,7 +86,7 @@ struct FileLock {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
         var directory = stat()
-        guard stat((path as NSString).deletingLastPathComponent, &directory) == 0 else { return descriptor }
+        guard stat(self.directory, &directory) == 0 else { return descriptor }
         // Failures below leave the lock file as it was, which is no worse.
         if created {
             // Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a

@@ -6,10 +6,10 @@ extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> ArchiveState<Value>? {
         let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == FileIdentity.ofFile(atPath: url.path) {
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
             return cached
         }
-        let state = try readFile(atPath: url.path, after: cached)
+        let state = try readFile(atPath: path, after: cached)
         if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
         return state
     }

@@ -14,12 +14,12 @@ extension Archive {
         _ body: (AtomicFile) throws -> Result
     ) throws -> Result {
         do {
-            let file = try AtomicFile(resolving: url.path)
+            let file = try AtomicFile(resolving: path)
             guard file.name.utf8.count <= AtomicFile.nameLimit else {
                 throw failure(.fileNameTooLong(name: file.name, limit: AtomicFile.nameLimit))
             }
             try refuseSpecialFile(file, deleting: deleting)
-            let lock = FileLock(protecting: file.path)
+            let lock = FileLock(protecting: file.path, in: file.directory)
             var attempt = 0
             while true {
                 attempt += 1
@@ -64,16 +64,16 @@ extension Archive {
         do {
             // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
             // delete retried after its directory flush failed must still make that removal durable.
-            let resolved = try AtomicFile(resolving: url.path)
+            let resolved = try AtomicFile(resolving: path)
             guard try resolved.kind() != nil else {
-                ArchiveCache.remove(path: url.path)
+                ArchiveCache.remove(path: path)
                 if durability == .full {
                     try Directory.flushIfOwed(atPath: resolved.directory)
                 }
                 return
             }
             try withWriteAccess(creatingDirectory: false, deleting: true) { file in
-                ArchiveCache.remove(path: url.path)
+                ArchiveCache.remove(path: path)
                 try file.remove(durability: durability)
             }
         } catch let error as PersistenceError where error.isMissingDirectory {

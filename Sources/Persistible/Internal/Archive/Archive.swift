@@ -5,6 +5,8 @@ import Foundation
 /// The public API and the stores describe *what* to save; this type is the one place that decides *how*.
 struct Archive<Value: Codable & Hashable> {
     let url: URL
+    /// `url.path`, worked out once: every operation needs it, some several times.
+    let path: String
     let typeName: String
     let encoder: JSONEncoder
     let decoder: JSONDecoder
@@ -28,12 +30,13 @@ struct Archive<Value: Codable & Hashable> {
     ) {
         self.evolution = evolution
         self.url = url
+        path = url.path
         self.typeName = typeName
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
         self.lockTimeout = lockTimeout
-        cacheKey = caches ? ArchiveCache.key(path: url.path, type: Value.self) : nil
+        cacheKey = caches ? ArchiveCache.key(path: path, type: Value.self) : nil
     }
 
     func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
