@@ -7,7 +7,9 @@ import Persistible
 /// On a file system that clones (XFS with reflink) the package writes only the file's new end; elsewhere (ext4) it
 /// writes the whole file. References, each interleaved with the package: the durable rewrite of the whole file
 /// (`IOFloor`, in a phase of its own), the in-place floor (`pwrite` of the same new end onto the file itself and
-/// `fdatasync`, which no atomic save can beat), and one durable SQLite insert in WAL and in rollback-journal mode.
+/// `fdatasync`, which no atomic save can beat), the bare clone sequence (`CloneSequence`, where the file system
+/// clones: what the package's append does, without the package), and one durable SQLite insert in WAL and in
+/// rollback-journal mode.
 struct CloneAppendWorkload {
     let volume: String
     let directory: URL
@@ -18,11 +20,13 @@ struct CloneAppendWorkload {
         let seed = try Record.archiveEncoder.encode((0..<n).map(Record.init(index:)))
         let rewriteFile = directory.appendingPathComponent("floor-rewrite.json")
         let inPlaceFile = directory.appendingPathComponent("floor-in-place.json")
-        for file in [Record.archiveUrl, rewriteFile, inPlaceFile] {
+        let cloneFile = directory.appendingPathComponent("floor-clone.json")
+        for file in [Record.archiveUrl, rewriteFile, inPlaceFile, cloneFile] {
             try seed.write(to: file)
         }
         let inPlace = try InPlaceFloor(path: inPlaceFile.path)
         defer { inPlace.close() }
+        let bareClone = try CloneSequence(path: cloneFile.path, holding: seed)
 
         var sqlite: [SQLiteReference.JournalMode: SQLiteReference] = [:]
         var sqliteSkipped: String?
@@ -48,12 +52,16 @@ struct CloneAppendWorkload {
         }
         let rewrite = { try IOFloor.rewrite(seed, atPath: rewriteFile.path, durable: true) }
         let writeInPlace = { try inPlace.append(Record(index: freshIndex())) }
+        let cloneBare = {
+            try bareClone?.append(InPlaceFloor.tail(appending: Record(index: freshIndex())), replacing: 2) ?? ()
+        }
 
         // The first save decodes the file and remembers it, as an app's first save does; later ones are the steady
         // state. The cold rows measure that first save on its own.
         try append()
         try rewrite()
         try writeInPlace()
+        try cloneBare()
 
         var result = CloneAppendResult(volume: volume, n: n, sqliteSkipped: sqliteSkipped)
         var coldAppends = 0
@@ -73,6 +81,9 @@ struct CloneAppendWorkload {
                 { result.package.add(try Stopwatch.seconds(append)) },
                 { result.inPlaceFloor.add(try Stopwatch.seconds(writeInPlace)) },
             ]
+            if bareClone != nil {
+                contenders.append { result.bareClone.add(try Stopwatch.seconds(cloneBare)) }
+            }
             if let wal = sqlite[.wal], let delete = sqlite[.delete] {
                 contenders.append { result.sqliteWAL.add(try wal.insert()) }
                 contenders.append { result.sqliteDelete.add(try delete.insert()) }
@@ -119,14 +130,20 @@ final class InPlaceFloor {
 
     /// Replaces the closing "\n]" with ",", the record as the package indents it, and a new "\n]".
     func append(_ record: Record) throws {
-        let encoded = try Record.archiveEncoder.encode([record])
-        var tail = Data(",".utf8)
-        tail.append(encoded.dropFirst())
+        let tail = try Self.tail(appending: record)
         let offset = size - 2
         let written = tail.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
         guard written == tail.count else { throw IOFloor.Failure(operation: "pwrite", errno: errno) }
         guard fdatasync(descriptor) == 0 else { throw IOFloor.Failure(operation: "fdatasync", errno: errno) }
         size = offset + tail.count
+    }
+
+    /// What replaces a file's closing "\n]" to append `record` to it: ",", the record as the package indents it,
+    /// and a new "\n]".
+    static func tail(appending record: Record) throws -> Data {
+        var tail = Data(",".utf8)
+        tail.append(try Record.archiveEncoder.encode([record]).dropFirst())
+        return tail
     }
 
     func close() {

@@ -71,6 +71,12 @@ struct Plan {
     /// Appends that clone cost well under a millisecond and vary with the disk's mood: many repetitions.
     var cloneAppendRepetitions: Int { quick ? 7 : 41 }
 
+    /// The grown-file workload: a file of this many records grown by this many no-sync appends, of which the first
+    /// and the last `grownFileWindow` are timed. 20,000 appends grow it by about 2.3 MB, 560 blocks of 4 KiB.
+    let grownFileSeed = 1_000
+    var grownFileAppends: Int { quick ? 4_000 : 20_000 }
+    var grownFileWindow: Int { quick ? 500 : 1_000 }
+
     /// A cold append decodes the whole file, about a third of a second at 100,000 records.
     var coldAppendRepetitions: Int { quick ? 2 : 5 }
 

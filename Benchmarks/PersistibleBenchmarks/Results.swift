@@ -86,10 +86,29 @@ struct CloneAppendResult {
     var packageCold = Samples()
     var rewriteFloor = Samples()
     var inPlaceFloor = Samples()
+    /// The bare clone sequence, where the file system clones.
+    var bareClone = Samples()
     var sqliteWAL = Samples()
     var sqliteDelete = Samples()
     /// Why SQLite did not run, if it did not.
     var sqliteSkipped: String?
+}
+
+/// Appends onto a file grown by appends, on a file system that clones.
+struct GrownFileResult {
+    /// The records the file held before it grew.
+    var seed: Int
+    /// The no-sync appends that grew it.
+    var appends: Int
+    /// The first and the last of those appends.
+    var first = Samples()
+    var last = Samples()
+    /// The extents that held the file once it had grown, and after the durable appends.
+    var extents = 0
+    var extentsAfter = 0
+    /// Durable appends onto the grown file, interleaved with the in-place floor.
+    var package = Samples()
+    var inPlaceFloor = Samples()
 }
 
 /// How soon a watch sees another process's save, and what it costs while idle.
@@ -128,6 +147,7 @@ struct Results {
     var cloneAppend: [CloneAppendResult] = []
     /// The file systems the clone workload could not run on, and why.
     var cloneAppendSkipped: [String: String] = [:]
+    var grownFile: GrownFileResult?
     var evolution: [EvolutionResult] = []
     var watch: WatchResult?
     var started = Date()

@@ -140,6 +140,10 @@ enum Runner {
         // Unmounted before the sandbox is removed, whatever happens: removing it mounted would empty the image.
         defer { image.unmount() }
         try run(volume: "XFS (reflink)", directory: image.root)
+        progress("appends onto a file grown by \(formatCount(plan.grownFileAppends)) appends, XFS (reflink)")
+        results.grownFile = try withArchiveDirectory(image.root) {
+            try GrownFileWorkload(directory: image.root, plan: plan).run()
+        }
     }
 
     /// The file system's type as `findmnt` names it, such as "ext4".
