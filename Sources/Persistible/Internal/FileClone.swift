@@ -77,16 +77,21 @@ enum FileClone {
     /// each append would be slower than the last. Instead, the extent just before the blocks to be written is
     /// written again with them while it is shorter than all they add up to. As in a binary counter, the extents
     /// then shrink at least by half from the file's start to its end, so there are at most about as many as
-    /// doublings of the file's size, and each byte is written again at most once per doubling. A file held in
-    /// more extents than that, made some other way, is not shared at all: written whole, it is whole again.
+    /// doublings of the file's size, and each byte is written again at most once per doubling. The price is that
+    /// the append that doubles what was appended since the file was last written whole writes it whole again.
+    ///
+    /// A file held in more than 128 extents of less than 64 KiB on average, made some other way, is not shared at
+    /// all: written whole, it is whole again. One whose extents are larger, as on a file system that compresses in
+    /// extents of 128 KiB, is shared as it is: writing it whole would not make it whole.
     static func sharedLength(of source: Int32, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
         switch FileExtents.map(of: source, before: shared, limit: extentLimit) {
         case .unknown:
             return shared
-        case .tooMany:
-            return 0
+        case .tooMany(let first):
+            let covered = first.reduce(0) { $0 + $1.count }
+            return covered / max(first.count, 1) < smallExtent ? 0 : shared
         case .extents(let extents):
             // What is written is counted in whole blocks, as the file system allocates it.
             var written = (total - shared + blockSize - 1) / blockSize * blockSize
@@ -96,12 +101,17 @@ enum FileClone {
                 written += rewritten
                 shared = extent.lowerBound
             }
-            return shared
+            // Extents begin at the file system's blocks; a clone must begin and end at whole blocks of the size
+            // the caller gave.
+            return shared / blockSize * blockSize
         }
     }
 
-    /// More extents than a file kept by ``sharedLength(of:keeping:total:blockSize:)`` has, whatever its size.
+    /// More extents than a file kept by ``sharedLength(of:keeping:total:blockSize:)`` has, below an exabyte.
     private static let extentLimit = 128
+
+    /// The average extent below which a file in more than ``extentLimit`` extents is written whole.
+    private static let smallExtent = 64 << 10
 
     /// `struct file_clone_range` from `<linux/fs.h>`, which Glibc does not import.
     private struct CloneRange {

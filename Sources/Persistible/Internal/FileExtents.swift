@@ -11,8 +11,8 @@ enum FileExtents {
         /// The extents, as ranges of offsets in the file, in order, the last one cut where the bytes asked about
         /// end.
         case extents([Range<Int>])
-        /// More extents hold those bytes than were asked for.
-        case tooMany
+        /// More extents hold those bytes than were asked for: the first ones, as `extents` gives them.
+        case tooMany([Range<Int>])
         /// The file system cannot say.
         case unknown
     }
@@ -31,20 +31,20 @@ enum FileExtents {
             raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
             raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
             guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
-            let mapped = Int(raw.load(fromByteOffset: 20, as: UInt32.self))  // fm_mapped_extents
+            let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
             var ranges: [Range<Int>] = []
             ranges.reserveCapacity(mapped)
             for index in 0..<mapped {
                 let extent = headerSize + extentSize * index
-                let start = Int(raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
-                let count = Int(raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
+                let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
+                let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
                 guard start < length else { break }
-                ranges.append(start..<min(start + count, length))
+                ranges.append(start..<(start + min(count, length - start)))
             }
             // A full buffer that stops short of `length` leaves extents unreported.
             if mapped == limit, let last = ranges.last, last.upperBound < length {
                 let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
-                if flags & lastExtentFlag == 0 { return .tooMany }
+                if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
             }
             return .extents(ranges)
         }
@@ -57,7 +57,7 @@ enum FileExtents {
     /// `FS_IOC_FIEMAP`, `_IOWR('f', 11, struct fiemap)`, from `<linux/fs.h>`, which Glibc does not import.
     private static let mapRequest = UInt(0xC020_660B)
 
-    /// `FIEMAP_EXTENT_LAST`: the extent is the file's last.
+    /// `FIEMAP_EXTENT_LAST`: the extent is the last of the range asked about.
     private static let lastExtentFlag: UInt32 = 0x1
     #endif
 }
