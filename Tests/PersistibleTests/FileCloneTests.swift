@@ -110,19 +110,8 @@ import Testing
         let directory = try TemporaryDirectory(on: .xfsReflink)
         let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
         let records = (0..<1_201).map { StressRecord(id: "record-\($0)") }
-        // Written one block at a time from the end back, each flushed before the next, so that no two blocks are
-        // in one extent.
-        let bytes = try StressRecord.archiveEncoder.encode(Array(records[..<1_200]))
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        try #require(descriptor >= 0)
-        for offset in stride(from: 0, to: bytes.count, by: 4096).reversed() {
-            let block = bytes[offset..<min(offset + 4096, bytes.count)]
-            try #require(
-                block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) } == block.count
-            )
-            try #require(fsync(descriptor) == 0)
-        }
-        close(descriptor)
+        // One block at a time, so that no two blocks are in one extent.
+        try writeBackwards(StressRecord.archiveEncoder.encode(Array(records[..<1_200])), to: file, inPiecesOf: 4096)
         try #require(try extentCount(atPath: file.path) > 128)
         // Kept alive, so that blocks the new file shared with it would show.
         try #require(link(file.path, replaced.path) == 0)
@@ -142,19 +131,8 @@ import Testing
         let directory = try TemporaryDirectory(on: .xfsReflink)
         let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
         let records = (0..<15_001).map { StressRecord(id: "record-\($0)") }
-        // 64 KiB at a time from the end back, each flushed before the next, so that each is an extent.
-        let bytes = try StressRecord.archiveEncoder.encode(Array(records[..<15_000]))
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        try #require(descriptor >= 0)
-        let chunk = 64 << 10
-        for offset in stride(from: 0, to: bytes.count, by: chunk).reversed() {
-            let piece = bytes[offset..<min(offset + chunk, bytes.count)]
-            try #require(
-                piece.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) } == piece.count
-            )
-            try #require(fsync(descriptor) == 0)
-        }
-        close(descriptor)
+        // 64 KiB at a time, so that each piece is an extent.
+        try writeBackwards(StressRecord.archiveEncoder.encode(Array(records[..<15_000])), to: file, inPiecesOf: 64 << 10)
         try #require(try extentCount(atPath: file.path) > 128)
         try #require(link(file.path, replaced.path) == 0)
 
@@ -200,6 +178,21 @@ import Testing
             let expected = (0..<50).map { StressRecord(id: "other-\($0)") } + [StressRecord(id: "last")]
             #expect(try StressRecord.loadListFromFile() == expected)
             #expect(try Data(contentsOf: file) == StressRecord.archiveEncoder.encode(expected))
+        }
+    }
+
+    /// Writes `bytes` as a new file at `url` a piece at a time from the end back, each piece flushed before the
+    /// next, so that the file system cannot put two pieces in one extent.
+    private func writeBackwards(_ bytes: Data, to url: URL, inPiecesOf size: Int) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        for offset in stride(from: 0, to: bytes.count, by: size).reversed() {
+            let piece = bytes[offset..<min(offset + size, bytes.count)]
+            try #require(
+                piece.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) } == piece.count
+            )
+            try #require(fsync(descriptor) == 0)
         }
     }
 }
