@@ -117,7 +117,7 @@ struct SmallDisk {
 /// A shared library, built with gcc for one test, that makes one system call fail with a chosen error number
 /// when preloaded into a child process.
 ///
-/// The call fails only on a file whose path contains `FAULT_PATH` (by default a temporary's `.persistible-`), so
+/// The call fails only on a file whose path contains `FAULT_PATH` (by default the temporary's `.persistible.tmp`), so
 /// that the child's other reads and writes work. A failed `close` still closes, as Linux's does.
 struct FaultShim {
     let library: String
@@ -135,7 +135,7 @@ struct FaultShim {
             const char *chosen = getenv("FAULT_CALL");
             if (chosen == NULL || strcmp(chosen, call) != 0 || path == NULL) return 0;
             const char *marker = getenv("FAULT_PATH");
-            if (marker == NULL) marker = ".persistible-";
+            if (marker == NULL) marker = ".persistible.tmp";
             if (strstr(path, marker) == NULL) return 0;
             const char *code = getenv("FAULT_ERRNO");
             return code != NULL ? atoi(code) : EIO;

@@ -9,8 +9,8 @@ import Foundation
 /// removed and the target is untouched; there is no fallback to a write in place. A symbolic link at the target is
 /// followed, so the link stays a link and its target is replaced.
 ///
-/// Writers of one file must hold its ``FileLock``: the temporaries left by a crashed writer are recognized and
-/// removed by the next writer, which may only assume they are abandoned because it holds the lock.
+/// Writers of one file must hold its ``FileLock``. The file has one temporary, `.<name>.persistible.tmp`: only the
+/// holder of the lock writes it, so whatever is found there is what a writer left when it died, and is replaced.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
@@ -18,10 +18,14 @@ struct AtomicFile {
     /// times.
     let directory: String
     let name: String
+    /// What was at `path` when the links were resolved, or `nil` if nothing was.
+    let kindWhenResolved: Kind?
+    /// The status of `directory` as the lock read it, if it did: it spares a save reading it again.
+    var directoryStatus: stat?
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
-        self.path = try Self.resolveSymbolicLinks(path)
+        (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
         (directory, name) = Self.split(self.path)
     }
 
@@ -59,26 +63,41 @@ struct AtomicFile {
             if errno == ENOENT { return nil }
             throw SystemError.last("lstat", .read)
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .directory
-        default: return .special
-        }
+        return Kind(status)
     }
 
-    // The temporaries' names: ".<name>.persistible-<pid>-<random>.tmp", the random part 13 characters long. The
-    // process identifier tells a later writer whether the writer that made it is still alive. Another file's
-    // temporaries can begin with the same characters (those of "rec.json.persistible-1.json" begin with those of
-    // "rec.json"), so a name counts as this file's only if what follows the prefix is exactly a process identifier,
-    // a dash and a random part.
+    /// The file's temporary. One name serves every save, since only the holder of the lock writes it: there is
+    /// nothing to generate, and a temporary a writer left when it died is replaced by the next save, without a
+    /// search of the directory.
+    private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
+
+    /// Creates the temporary, open for writing, replacing one that a writer left when it died.
+    private func createTemporary(mode: mode_t) throws -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
+        let path = temporary
+        var descriptor = retryingOnInterrupt { open(path, flags, mode) }
+        if descriptor < 0, errno == EEXIST {
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw SystemError.last("remove abandoned temporary", .write)
+            }
+            descriptor = retryingOnInterrupt { open(path, flags, mode) }
+        }
+        guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
+        return descriptor
+    }
+
+    /// Removes the temporary a writer left when it died, if there is one; a failure is ignored, as it costs disk
+    /// space, not data, and the next save tries again.
+    func removeAbandonedTemporary() {
+        unlink(temporary)
+    }
+
+    // The temporaries' names of earlier, unreleased builds: ".<name>.persistible-<pid>-<random>.tmp", the random
+    // part 13 characters long. Another file's temporaries can begin with the same characters (those of
+    // "rec.json.persistible-1.json" begin with those of "rec.json"), so a name counts as this file's only if what
+    // follows the prefix is exactly a process identifier, a dash and a random part.
     private var temporaryPrefix: String { ".\(name).persistible-" }
     private static let temporarySuffix = ".tmp"
-
-    private func temporaryPath() -> String {
-        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let padded = String(repeating: "0", count: 13 - random.count) + random
-        return "\(directory)/\(temporaryPrefix)\(getpid())-\(padded)\(Self.temporarySuffix)"
-    }
 
     /// The process that made the temporary named `entryName`, if it is one of this file's temporaries; 0 if it is
     /// one without a process identifier that this process can read.
@@ -125,34 +144,39 @@ struct AtomicFile {
         guard directoryDescriptor < 0 || !DirectoryFlags.isAppendOnly(directoryDescriptor) else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
-        let temporary = temporaryPath()
+        let temporary = self.temporary
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
         defer { if let source { close(source.descriptor) } }
         var existing = source?.status ?? stat()
         let replacing = source != nil || stat(path, &existing) == 0
-        let mode = replacing ? Self.creationMode(replacing: existing, in: directoryDescriptor) : 0o666
+        // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
+        let mode = replacing ? Self.creationMode(replacing: existing, in: statusOfDirectory(directoryDescriptor)) : 0o666
+        #if canImport(Darwin)
         let clone = source.flatMap { source in
-            FileClone.create(
-                atPath: temporary, cloning: source.descriptor, length: unchangedPrefix?.length ?? 0, total: bytes.count,
-                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev), mode: mode
+            FileClone.create(atPath: temporary, cloning: source.descriptor, onDevice: UInt64(source.status.st_dev))
+        }
+        let descriptor = try clone?.descriptor ?? createTemporary(mode: mode)
+        let clonedLength = clone?.length
+        #else
+        let descriptor = try createTemporary(mode: mode)
+        let clonedLength = source.flatMap { source in
+            FileClone.clone(
+                source.descriptor, into: descriptor, length: unchangedPrefix?.length ?? 0, total: bytes.count,
+                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev)
             )
         }
-        // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
-        let descriptor = clone?.descriptor ?? retryingOnInterrupt {
-            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        }
-        guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
+        #endif
         var isOpen = true
         do {
             if replacing {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
-            if let unchangedPrefix, let clone {
-                try Self.writeAll(bytes, from: min(clone.length, unchangedPrefix.length), to: descriptor)
+            if let unchangedPrefix, let clonedLength {
+                try Self.writeAll(bytes, from: min(clonedLength, unchangedPrefix.length), to: descriptor)
                 // Writing past the clone's end has set the length; only a shorter file needs cutting (a truncate
                 // to the same length still costs a transaction on XFS).
-                if bytes.count < clone.length {
+                if bytes.count < clonedLength {
                     guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
                         throw SystemError.last("ftruncate", .write)
                     }
@@ -238,12 +262,18 @@ struct AtomicFile {
     /// The temporary belongs to this process's user, and to the process's group or the directory's (where the
     /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
     /// group is sure only where it is both.
-    private static func creationMode(replacing existing: stat, in directoryDescriptor: Int32) -> mode_t {
-        var directory = stat()
+    private static func creationMode(replacing existing: stat, in directory: stat?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == geteuid(), existing.st_gid == getegid(),
-            directoryDescriptor >= 0, fstat(directoryDescriptor, &directory) == 0, directory.st_gid == existing.st_gid
+            let directory, directory.st_gid == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
+    }
+
+    /// The directory's status: the one the lock read, else read from `descriptor`, if it is open.
+    private func statusOfDirectory(_ descriptor: Int32) -> stat? {
+        if let directoryStatus { return directoryStatus }
+        var status = stat()
+        return descriptor >= 0 && fstat(descriptor, &status) == 0 ? status : nil
     }
 
     private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
@@ -331,12 +361,17 @@ struct AtomicFile {
 
     // MARK: - Symbolic links
 
-    private static func resolveSymbolicLinks(_ start: String) throws -> String {
+    /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
+    private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
         var path = start
         // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
         for _ in 0..<40 {
             var status = stat()
-            guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else { return path }
+            guard lstat(path, &status) == 0 else {
+                if errno == ENOENT { return (path, nil) }
+                throw SystemError.last("lstat", .read)
+            }
+            guard (status.st_mode & S_IFMT) == S_IFLNK else { return (path, Kind(status)) }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(path, &buffer, buffer.count - 1)
             guard length >= 0 else { throw SystemError.last("readlink", .write) }
@@ -345,6 +380,17 @@ struct AtomicFile {
                 ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
         throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
+    }
+}
+
+extension AtomicFile.Kind {
+    /// What the status says is there; a symbolic link counts as special, as nothing a save may replace.
+    init(_ status: stat) {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .special
+        }
     }
 }
 

@@ -14,33 +14,27 @@ enum FileClone {
         !refusingDevices.withLock { $0.contains(device) }
     }
 
-    /// Creates the file at `path`, which must not exist, sharing the blocks that hold the first `length` bytes of
-    /// the open file `source`, and opens it for writing.
-    ///
-    /// On Linux only whole blocks are shared (`FICLONERANGE`): the block that holds the first changed byte is left
-    /// for the caller to write whole, with the new end, rather than shared and then copied on the first write,
-    /// which would read it back from the disk; so are the small extents just before it (see
-    /// ``sharedLength(of:keeping:total:blockSize:)``). On Apple platforms the whole file is cloned.
+    #if canImport(Darwin)
+    /// Creates the file at `path` as a clone of the whole open file `source`, and opens it for writing. The caller
+    /// holds the lock that makes `path` its own: a file already there was left by a writer that died, and is
+    /// replaced.
     ///
     /// - Parameters:
     ///   - source: A descriptor open for reading, of a regular file on `device`.
-    ///   - length: How many bytes at the start of `source` the new file keeps.
-    ///   - total: How long the new file will be.
-    ///   - blockSize: The size of the source's blocks, or a multiple of it, as `st_blksize` gives it.
     ///   - device: The source's device, remembered if its file system refuses to clone.
-    ///   - mode: The mode to create the file with on Linux, less the umask.
-    /// - Returns: The clone's descriptor, with `mode` or the source's, and how many bytes of the source it
-    ///   holds: at most `length` on Linux, all of them on Apple platforms. `nil` if not a whole block is to be
-    ///   shared or the clone could not be made, in which case nothing is left at `path`.
-    static func create(
-        atPath path: String, cloning source: Int32, length: Int, total: Int, blockSize: Int, onDevice device: UInt64,
-        mode: mode_t
-    ) -> (descriptor: Int32, length: Int)? {
-        #if canImport(Darwin)
+    /// - Returns: The clone's descriptor, with the source's mode (the caller sets mode and owner afterwards, as for
+    ///   any temporary), and the source's length; `nil` if the clone could not be made, in which case nothing is
+    ///   left at `path`.
+    static func create(atPath path: String, cloning source: Int32, onDevice device: UInt64) -> (
+        descriptor: Int32, length: Int
+    )? {
         var status = stat()
         guard fstat(source, &status) == 0 else { return nil }
-        // The clone gets the source's mode; the caller sets mode and owner afterwards as for any temporary.
-        guard fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY)) == 0 else {
+        var cloned = fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY)) == 0
+        if !cloned, errno == EEXIST, unlink(path) == 0 {
+            cloned = fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY)) == 0
+        }
+        guard cloned else {
             noteFailure(errno, onDevice: device)
             return nil
         }
@@ -50,22 +44,39 @@ enum FileClone {
             return nil
         }
         return (descriptor, Int(status.st_size))
-        #else
+    }
+    #else
+    /// Makes the new, empty file open at `descriptor` share the blocks that hold the first `length` bytes of the
+    /// open file `source`.
+    ///
+    /// Only whole blocks are shared (`FICLONERANGE`): the block that holds the first changed byte is left for the
+    /// caller to write whole, with the new end, rather than shared and then copied on the first write, which would
+    /// read it back from the disk; so are the small extents just before it (see
+    /// ``sharedLength(of:keeping:total:blockSize:)``).
+    ///
+    /// - Parameters:
+    ///   - source: A descriptor open for reading, of a regular file on `device`.
+    ///   - descriptor: The new file, open for writing, on the same file system.
+    ///   - length: How many bytes at the start of `source` the new file keeps.
+    ///   - total: How long the new file will be.
+    ///   - blockSize: The size of the source's blocks, or a multiple of it, as `st_blksize` gives it.
+    ///   - device: The source's device, remembered if its file system refuses to clone.
+    /// - Returns: How many bytes of the source the new file now holds, at most `length`; `nil` if not a whole
+    ///   block is to be shared or the clone could not be made: the caller then writes every byte.
+    static func clone(
+        _ source: Int32, into descriptor: Int32, length: Int, total: Int, blockSize: Int, onDevice device: UInt64
+    ) -> Int? {
         guard blockSize > 0 else { return nil }
         let shared = sharedLength(of: source, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return nil }
-        let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode) }
-        guard descriptor >= 0 else { return nil }
         var range = CloneRange(sourceDescriptor: Int64(source), sourceOffset: 0, length: UInt64(shared), offset: 0)
         guard ioctl(descriptor, cloneRangeRequest, &range) == 0 else {
             noteFailure(errno, onDevice: device)
-            close(descriptor)
-            unlink(path)
             return nil
         }
-        return (descriptor, shared)
-        #endif
+        return shared
     }
+    #endif
 
     #if !canImport(Darwin)
     /// How many bytes at the start of `source` a new file that keeps its first `length` bytes and is `total` bytes

@@ -10,9 +10,11 @@ import Foundation
 /// threads of one process exclude each other just as two processes do, and closing any other descriptor does not
 /// drop the lock (both unlike `fcntl`'s `F_SETLK`). The lock is released when the process ends, however it ends.
 ///
-/// While it holds the lock, a writer keeps its process identifier in the lock file and empties the file when it
-/// lets go. A lock file that is not empty when the lock is taken therefore tells the next writer that a writer died
-/// holding it, and may have left a temporary behind: only then is the directory searched for one.
+/// A save writes nothing into the lock file: a file has one temporary, with a fixed name, and the next holder of the
+/// lock replaces whatever a writer that died left there (see ``AtomicFile``). Earlier, unreleased builds kept their
+/// process identifier in the lock file while they held it, and named their temporaries after it: a lock file that
+/// is not empty when the lock is taken tells this writer that one of them died holding it, and only then is the
+/// directory searched for what it left.
 struct FileLock {
     /// The lock file.
     let path: String
@@ -27,9 +29,11 @@ struct FileLock {
 
     /// What the holder of the lock learns on taking it.
     struct Holding {
-        /// Whether a writer died holding the lock, or left temporaries it could not remove: set it to `false` once
-        /// the directory has been cleaned.
+        /// Whether a writer of an earlier build died holding the lock, or temporaries were left that could not
+        /// be removed: set it to `false` once the directory has been cleaned.
         var cleanupIsOwed: Bool
+        /// The status of the directory that holds the lock file, as the lock read it, or `nil` if it could not.
+        var directoryStatus: stat?
     }
 
     /// The lock was held by another writer for longer than the caller would wait.
@@ -48,60 +52,69 @@ struct FileLock {
         let descriptor = try open()
         defer { close(descriptor) }
         try acquire(descriptor, timeout: timeout)
-        let found = Self.markLength(descriptor)
-        var holding = Holding(cleanupIsOwed: found != 0)
-        let own = Self.mark(descriptor, with: "\(getpid())\n", replacing: found)
-        defer { Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "", replacing: own) }
+        // Read once the lock is held, so that the mark of a writer that died while this one waited is seen.
+        let (found, directoryStatus) = try inspect(descriptor)
+        var holding = Holding(cleanupIsOwed: found != 0, directoryStatus: directoryStatus)
+        // Nothing is written unless a mark was found: a write to the lock file costs the file system a
+        // transaction, on every save.
+        defer {
+            if found != 0 { Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "", replacing: found) }
+        }
         return try body(&holding)
     }
 
     // MARK: - Opening
 
-    /// Opens the lock file, creating it with the mode that lets exactly those who may write the directory take it.
+    /// Opens the lock file, creating it if needed.
     ///
-    /// Whoever may write the directory may replace the data file, so must be able to lock it: a writable shared
-    /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
+    /// Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a root
+    /// process saving in a user's directory does not lock the user out of it; ``inspect(_:)`` sets its mode.
     private func open() throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
         // make it opens the winner's.
-        var created = false
         var descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { Foundation.open(path, flags | O_CREAT | O_EXCL, 0o600) }
-            created = descriptor >= 0
-            if descriptor < 0, errno == EEXIST {
+            if descriptor >= 0 {
+                var directory = stat()
+                // A failure leaves the lock file as it was made, which is no worse.
+                if stat(self.directory, &directory) == 0 {
+                    _ = geteuid() == 0
+                        ? fchown(descriptor, directory.st_uid, directory.st_gid)
+                        : fchown(descriptor, uid_t.max, directory.st_gid)
+                }
+            } else if errno == EEXIST {
                 descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
             }
         }
         guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
+        return descriptor
+    }
+
+    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory take it.
+    ///
+    /// Whoever may write the directory may replace the data file, so must be able to lock it: a writable shared
+    /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
+    ///
+    /// - Returns: The length of the lock file's contents, 0 unless a writer of an earlier build died holding the
+    ///   lock; and the directory's status, if it could be read.
+    /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
+    private func inspect(_ descriptor: Int32) throws -> (markLength: Int, directory: stat?) {
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let error = SystemError.last("open lock file", .lock)
-            close(descriptor)
-            throw error
-        }
+        guard fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
         var directory = stat()
-        guard stat(self.directory, &directory) == 0 else { return descriptor }
-        // Failures below leave the lock file as it was, which is no worse.
-        if created {
-            // Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a
-            // root process saving in a user's directory does not lock the user out of it.
-            _ = geteuid() == 0
-                ? fchown(descriptor, directory.st_uid, directory.st_gid)
-                : fchown(descriptor, uid_t.max, directory.st_gid)
-        }
+        guard stat(self.directory, &directory) == 0 else { return (Int(status.st_size), nil) }
         // A lock file made before its directory was shared, or by an earlier version, is brought in line by its
-        // owner.
+        // owner; a failure leaves it as it was, which is no worse.
         let mode = (directory.st_mode & 0o222) * 3
-        if status.st_uid == geteuid() || geteuid() == 0, status.st_mode & 0o7777 != mode {
+        if status.st_mode & 0o7777 != mode, status.st_uid == geteuid() || geteuid() == 0 {
             _ = fchmod(descriptor, mode)
         }
-        return descriptor
+        return (Int(status.st_size), directory)
     }
 
     private func acquire(_ descriptor: Int32, timeout: Duration?) throws {
@@ -126,31 +139,20 @@ struct FileLock {
         }
     }
 
-    // MARK: - The holder's mark
+    // MARK: - The mark of earlier versions
 
-    /// The length of the lock file's contents: 0 when no writer died holding the lock; `nil` when it cannot be
-    /// told, which counts as marked.
-    private static func markLength(_ descriptor: Int32) -> Int? {
-        var status = stat()
-        return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
-    }
-
-    /// Writes `text` as the lock file's whole contents, which were `previousLength` bytes long (`nil`: unknown). A
-    /// failure, on a full disk for example, is ignored: the mark only saves a later writer a search of the
-    /// directory.
-    ///
-    /// The file is cut only when the old contents were longer than the new. Cutting it to the length it already
-    /// has is no change, yet XFS then writes the new contents to the disk and waits for them, on every save.
-    ///
-    /// - Returns: The length of the contents now, or `nil` if it cannot be told.
-    @discardableResult
-    private static func mark(_ descriptor: Int32, with text: String, replacing previousLength: Int?) -> Int? {
+    /// Writes `text` as the lock file's whole contents, which were `previousLength` bytes long: empty once the
+    /// directory is clean, `"cleanup\n"` while temporaries are left that could not be removed. A failure, on a
+    /// full disk for example, is ignored: the mark only saves a later writer a search of the directory.
+    private static func mark(_ descriptor: Int32, with text: String, replacing previousLength: Int) {
         var bytes = Array(text.utf8)
         if !bytes.isEmpty {
-            guard pwrite(descriptor, &bytes, bytes.count, 0) == bytes.count else { return nil }
+            guard pwrite(descriptor, &bytes, bytes.count, 0) == bytes.count else { return }
         }
-        if let previousLength, previousLength <= bytes.count { return bytes.count }
-        return ftruncate(descriptor, off_t(bytes.count)) == 0 ? bytes.count : nil
+        // Cutting the file to the length it already has is no change, yet XFS then writes it to the disk.
+        if previousLength > bytes.count {
+            _ = ftruncate(descriptor, off_t(bytes.count))
+        }
     }
 }
 

@@ -2,16 +2,16 @@ import Foundation
 
 /// Tells which process holds the `flock` on an open lock file, where the system can tell.
 enum LockHolder {
-    /// The process holding the lock on the file open at `descriptor`, or `nil` if the system cannot tell.
+    /// The process holding the lock on the file open at `descriptor`, or `nil` if the system cannot tell: only
+    /// Linux can, from its lock table.
     static func processID(holding descriptor: Int32) -> Int32? {
+        #if os(Linux)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
-        #if os(Linux)
-        if let holder = fromLockTable(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)) {
-            return holder
-        }
+        return fromLockTable(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        #else
+        return nil
         #endif
-        return fromContents(of: descriptor)
     }
 
     #if os(Linux)
@@ -36,14 +36,4 @@ enum LockHolder {
         return nil
     }
     #endif
-
-    /// The holder as it wrote itself into the lock file: a writer of this package keeps its process identifier
-    /// there while it holds the lock. Other programs write nothing, so this may say nothing.
-    private static func fromContents(of descriptor: Int32) -> Int32? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = pread(descriptor, &buffer, buffer.count, 0)
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return Int32(text).flatMap { $0 > 0 ? $0 : nil }
-    }
 }

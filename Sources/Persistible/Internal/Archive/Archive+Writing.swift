@@ -18,7 +18,7 @@ extension Archive {
             guard file.name.utf8.count <= AtomicFile.nameLimit else {
                 throw failure(.fileNameTooLong(name: file.name, limit: AtomicFile.nameLimit))
             }
-            try refuseSpecialFile(file, deleting: deleting)
+            try refuseSpecial(file.kindWhenResolved, deleting: deleting)
             let lock = FileLock(protecting: file.path, in: file.directory)
             var attempt = 0
             while true {
@@ -28,7 +28,9 @@ extension Archive {
                         if holding.cleanupIsOwed {
                             holding.cleanupIsOwed = !file.removeAbandonedTemporaries()
                         }
-                        try refuseSpecialFile(file, deleting: deleting)
+                        try refuseSpecial(try file.kind(), deleting: deleting)
+                        var file = file
+                        file.directoryStatus = holding.directoryStatus
                         let result = try body(file)
                         if durability == .full {
                             try Directory.flushIfOwed(atPath: file.directory)
@@ -48,8 +50,8 @@ extension Archive {
 
     /// Throws if a directory, FIFO, device or socket is at the file's place: saves and loads say so as a failed
     /// read, as they always have; a delete as a refused delete.
-    private func refuseSpecialFile(_ file: AtomicFile, deleting: Bool) throws {
-        guard let kind = try file.kind(), kind != .regular else { return }
+    private func refuseSpecial(_ kind: AtomicFile.Kind?, deleting: Bool) throws {
+        guard let kind, kind != .regular else { return }
         let code = kind == .directory ? EISDIR : EINVAL
         throw deleting
             ? SystemError(phase: .write, operation: "delete", code: code)
@@ -65,7 +67,7 @@ extension Archive {
             // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
             // delete retried after its directory flush failed must still make that removal durable.
             let resolved = try AtomicFile(resolving: path)
-            guard try resolved.kind() != nil else {
+            guard resolved.kindWhenResolved != nil else {
                 ArchiveCache.remove(path: path)
                 if durability == .full {
                     try Directory.flushIfOwed(atPath: resolved.directory)
@@ -75,6 +77,8 @@ extension Archive {
             try withWriteAccess(creatingDirectory: false, deleting: true) { file in
                 ArchiveCache.remove(path: path)
                 try file.remove(durability: durability)
+                // A copy of the contents, if a writer died in the middle of a save: it goes with the file.
+                file.removeAbandonedTemporary()
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
             // No directory, so no file.
