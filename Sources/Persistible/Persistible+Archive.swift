@@ -5,7 +5,7 @@ extension Persistible where Self: Codable & Hashable {
     static func archive() throws(PersistenceError) -> Archive<Self> {
         Archive(
             url: try validatedArchiveUrl(),
-            typeName: String(describing: self),
+            namedAfter: self,
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,

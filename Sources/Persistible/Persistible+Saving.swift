@@ -100,7 +100,7 @@ extension Persistible {
     public static func deleteFile() throws {
         let archive = Archive<Tombstone>(
             url: try validatedArchiveUrl(),
-            typeName: String(describing: self),
+            namedAfter: self,
             encoder: archiveEncoder,
             decoder: archiveDecoder,
             durability: archiveDurability,

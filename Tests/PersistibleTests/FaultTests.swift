@@ -159,6 +159,20 @@ struct FaultShim {
             return real(descriptor, bytes, count);
         }
 
+        /* A save writes its temporary with pwrite; FAULT_CALL=write fails it too. */
+        ssize_t pwrite(int descriptor, const void *bytes, size_t count, off_t offset) {
+            static ssize_t (*real)(int, const void *, size_t, off_t);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "pwrite");
+            char buffer[4096];
+            int code = fault("write", path_of(descriptor, buffer, sizeof buffer));
+            if (code != 0) { errno = code; return -1; }
+            return real(descriptor, bytes, count, offset);
+        }
+
+        ssize_t pwrite64(int descriptor, const void *bytes, size_t count, off_t offset) {
+            return pwrite(descriptor, bytes, count, offset);
+        }
+
         int fsync(int descriptor) {
             static int (*real)(int);
             if (real == NULL) real = dlsym(RTLD_NEXT, "fsync");

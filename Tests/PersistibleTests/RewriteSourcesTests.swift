@@ -11,7 +11,7 @@ import Testing
         let url = directory.file("tasks.json")
         try Data(#"[{"id":"a","priority":3,"title":"x"}]"#.utf8).write(to: url)
         let archive = Archive<AddedField.V1>(
-            url: url, typeName: "V1", encoder: AddedField.V1.archiveEncoder, decoder: AddedField.V1.archiveDecoder,
+            url: url, namedAfter: AddedField.V1.self, encoder: AddedField.V1.archiveEncoder, decoder: AddedField.V1.archiveDecoder,
             durability: .noSync, caches: false
         )
         let state = try #require(try archive.takeState(atPath: url.path))

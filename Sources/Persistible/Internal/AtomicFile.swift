@@ -306,21 +306,13 @@ struct AtomicFile {
     }
 
     /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
-    ///
-    /// Plain `write` calls after one `lseek`, rather than `pwrite`, so that every write of a save, whole or after a
-    /// clone, goes through the same call.
     private static func writeAll(_ bytes: Data, from offset: Int, to descriptor: Int32) throws {
-        if offset > 0 {
-            guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
-                throw SystemError.last("lseek", .write)
-            }
-        }
         try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             guard let base = buffer.baseAddress else { return }
             var position = offset
             while position < buffer.count {
                 let written = retryingOnInterrupt {
-                    Foundation.write(descriptor, base + position, buffer.count - position)
+                    pwrite(descriptor, base + position, buffer.count - position, off_t(position))
                 }
                 guard written > 0 else {
                     throw written == 0 ? SystemError(phase: .write, operation: "write", code: EIO)

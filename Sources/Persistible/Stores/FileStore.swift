@@ -39,7 +39,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     ) {
         archive = Archive(
             url: url,
-            typeName: String(describing: Object.self),
+            namedAfter: Object.self,
             encoder: encoder,
             decoder: decoder,
             durability: durability,
@@ -190,7 +190,7 @@ extension FileStore where Object: Persistible {
     public init() {
         archive = Archive(
             url: Object.archiveUrl,
-            typeName: String(describing: Object.self),
+            namedAfter: Object.self,
             encoder: Object.archiveEncoder,
             decoder: Object.archiveDecoder,
             durability: Object.archiveDurability,

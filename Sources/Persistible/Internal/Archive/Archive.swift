@@ -7,7 +7,8 @@ struct Archive<Value: Codable & Hashable> {
     let url: URL
     /// `url.path`, worked out once: every operation needs it, some several times.
     let path: String
-    let typeName: String
+    /// The type the file is named after in errors: its name is worked out only when an error needs it.
+    let namedType: Any.Type
     let encoder: JSONEncoder
     let decoder: JSONDecoder
     let durability: Durability
@@ -20,7 +21,7 @@ struct Archive<Value: Codable & Hashable> {
 
     init(
         url: URL,
-        typeName: String,
+        namedAfter namedType: Any.Type,
         encoder: JSONEncoder,
         decoder: JSONDecoder,
         durability: Durability,
@@ -31,13 +32,16 @@ struct Archive<Value: Codable & Hashable> {
         self.evolution = evolution
         self.url = url
         path = url.path
-        self.typeName = typeName
+        self.namedType = namedType
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
         self.lockTimeout = lockTimeout
         cacheKey = caches ? ArchiveCache.key(path: path, type: Value.self) : nil
     }
+
+    /// The name of the type the file is named after in errors.
+    var typeName: String { String(describing: namedType) }
 
     func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
         PersistenceError(reason, url: url, typeName: typeName)
