@@ -151,7 +151,8 @@ struct AtomicFile {
         var existing = source?.status ?? stat()
         let replacing = source != nil || stat(path, &existing) == 0
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
-        let mode = replacing ? Self.creationMode(replacing: existing, in: statusOfDirectory(directoryDescriptor)) : 0o666
+        let mode = replacing
+            ? Self.creationMode(replacing: existing, in: statusOfDirectory(directoryDescriptor)) : 0o666
         #if canImport(Darwin)
         let clone = source.flatMap { source in
             FileClone.create(atPath: temporary, cloning: source.descriptor, onDevice: UInt64(source.status.st_dev))

@@ -58,7 +58,9 @@ struct FileLock {
         // Nothing is written unless a mark was found: a write to the lock file costs the file system a
         // transaction, on every save.
         defer {
-            if found != 0 { Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "", replacing: found) }
+            if found != 0 {
+                Self.mark(descriptor, with: holding.cleanupIsOwed ? "cleanup\n" : "", replacing: found)
+            }
         }
         return try body(&holding)
     }
