@@ -141,7 +141,7 @@ struct FileLock {
         }
     }
 
-    // MARK: - The mark of earlier versions
+    // MARK: - The mark of earlier builds
 
     /// Writes `text` as the lock file's whole contents, which were `previousLength` bytes long: empty once the
     /// directory is clean, `"cleanup\n"` while temporaries are left that could not be removed. A failure, on a
