@@ -4,8 +4,8 @@ import Foundation
 /// and nothing else.
 ///
 /// Each append makes a temporary that shares the whole blocks before the file's new end with the file
-/// (`FICLONERANGE`), writes the rest, flushes it, renames it over the file and flushes the directory. No lock, no
-/// encoding, no checks: what the package's append costs beyond this is the package's own.
+/// (`FICLONERANGE`), sets its length, writes the rest, flushes it, renames it over the file and flushes the
+/// directory. No lock, no encoding, no checks: what the package's append costs beyond this is the package's own.
 final class CloneSequence {
     private let path: String
     private let directory: String
@@ -53,6 +53,13 @@ final class CloneSequence {
             close(descriptor)
             unlink(temporary)
             throw IOFloor.Failure(operation: "FICLONERANGE", errno: code)
+        }
+        // The length is set first, as the package sets it, so that the write stays within the file.
+        guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
+            let code = errno
+            close(descriptor)
+            unlink(temporary)
+            throw IOFloor.Failure(operation: "ftruncate", errno: code)
         }
         let written = bytes.withUnsafeBytes { raw in
             pwrite(descriptor, raw.baseAddress! + shared, raw.count - shared, off_t(shared))

@@ -174,14 +174,16 @@ struct AtomicFile {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
             if let unchangedPrefix, let clonedLength {
-                try Self.writeAll(bytes, from: min(clonedLength, unchangedPrefix.length), to: descriptor)
-                // Writing past the clone's end has set the length; only a shorter file needs cutting (a truncate
-                // to the same length still costs a transaction on XFS).
-                if bytes.count < clonedLength {
+                // The length is set before the rest is written, so that the write stays within the file. A write
+                // past the end makes XFS reserve blocks beyond it in case the file grows on, and closing the file
+                // then gives them back in a transaction of its own, on every save. A truncate to the length the
+                // file has already would cost a transaction too, so it is skipped.
+                if bytes.count != clonedLength {
                     guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
                         throw SystemError.last("ftruncate", .write)
                     }
                 }
+                try Self.writeAll(bytes, from: min(clonedLength, unchangedPrefix.length), to: descriptor)
             } else {
                 try Self.writeAll(bytes, from: 0, to: descriptor)
             }
