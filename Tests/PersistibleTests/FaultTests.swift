@@ -30,13 +30,17 @@ import Testing
 
     // MARK: - Injected faults
 
-    static let faults: [(call: String, errno: Int32)] = [
-        ("write", EIO), ("write", ENOSPC), ("fsync", EIO), ("close", EIO), ("rename", EIO), ("rename", EXDEV),
+    /// Each call a save makes that can fail, and whether the save flushes. A flushed save closes its temporary
+    /// after the rename, once the flush has said whether the bytes reached the disk; one that does not flush closes
+    /// it before, since closing is where some file systems (NFS) report a failed write.
+    static let faults: [(call: String, errno: Int32, flushes: Bool)] = [
+        ("write", EIO, true), ("write", ENOSPC, true), ("fsync", EIO, true), ("close", EIO, false),
+        ("rename", EIO, true), ("rename", EXDEV, true), ("write", EIO, false), ("rename", EIO, false),
     ]
 
     @Test(arguments: faults.indices)
     func anInjectedFaultFailsTheSaveAndKeepsTheFile(_ index: Int) throws {
-        let (call, code) = Self.faults[index]
+        let (call, code, flushes) = Self.faults[index]
         let directory = try TemporaryDirectory()
         guard let shim = try FaultShim(in: directory) else { return }
         let data = directory.file("data")
@@ -44,12 +48,34 @@ import Testing
         #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
         let before = try Data(contentsOf: data.appendingPathComponent("probe.json"))
 
-        let answers = try Probe.run(["save two"], in: data.path, environment: shim.environment(failing: call, with: code))
+        var environment = shim.environment(failing: call, with: code)
+        if !flushes { environment["PROBE_NO_SYNC"] = "1" }
+        let answers = try Probe.run(["save two"], in: data.path, environment: environment)
 
         #expect(answers == [#"writeFailed(operation: "\#(call)", errno: \#(code))"#])
         #expect(try Data(contentsOf: data.appendingPathComponent("probe.json")) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
         #expect(try Probe.run(["save two", "load"], in: data.path) == ["ok", "one,two"])
+    }
+
+    /// A flushed save's temporary is closed after the rename, when the flush has already said the bytes are on
+    /// the disk: a failing close cannot make them less so, and the save stands.
+    @Test func aFailedCloseAfterTheFlushLeavesTheSavedContentsInPlace() throws {
+        let directory = try TemporaryDirectory()
+        guard let shim = try FaultShim(in: directory) else { return }
+        let data = directory.file("data")
+        #expect(mkdir(data.path, 0o700) == 0)
+        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+
+        // Every close of the file fails, whether it still has its temporary's name or its own; so does every close
+        // of its lock file, whose result nothing depends on.
+        var environment = shim.environment(failing: "close", with: EIO)
+        environment["FAULT_PATH"] = "probe.json"
+        let answers = try Probe.run(["save two", "load"], in: data.path, environment: environment)
+
+        #expect(answers == ["ok", "one,two"])
+        #expect(try Probe.run(["load"], in: data.path) == ["one,two"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
     }
 
     @Test func anInjectedFaultOnTheDirectoryFlushLeavesTheNewContentsInPlace() throws {

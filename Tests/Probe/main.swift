@@ -13,7 +13,7 @@ import Persistible
 // `writeFailed(operation: "rename", errno: 5)`.
 //
 // Environment: PROBE_FILE_NAME is the record type's file name (default "probe"); PROBE_LOCK_TIMEOUT_MS its lock
-// timeout (default: wait as long as it takes).
+// timeout (default: wait as long as it takes); PROBE_NO_SYNC, when set, makes its saves `.noSync`.
 //
 // With --user it drops root's privileges first, to act as another user. It exits 0 at the end of its input, 2 on
 // bad arguments or when the privileges cannot be dropped.
@@ -22,6 +22,10 @@ struct ProbeRecord: Codable, Hashable, Persistible {
     var value: String
 
     static var fileName: String { ProcessInfo.processInfo.environment["PROBE_FILE_NAME"] ?? "probe" }
+
+    static var archiveDurability: Durability {
+        ProcessInfo.processInfo.environment["PROBE_NO_SYNC"] == nil ? .full : .noSync
+    }
 
     static var archiveLockTimeout: Duration? {
         ProcessInfo.processInfo.environment["PROBE_LOCK_TIMEOUT_MS"].flatMap(Int.init).map { .milliseconds($0) }

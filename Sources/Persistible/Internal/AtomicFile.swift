@@ -20,8 +20,8 @@ struct AtomicFile {
     let name: String
     /// What was at `path` when the links were resolved, or `nil` if nothing was.
     let kindWhenResolved: Kind?
-    /// The status of `directory` as the lock read it, if it did: it spares a save reading it again.
-    var directoryStatus: stat?
+    /// The ownership of `directory` as the lock read it, if it did: it spares a save reading it again.
+    var directoryOwnership: FileOwnership?
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
@@ -152,7 +152,7 @@ struct AtomicFile {
         let replacing = source != nil || stat(path, &existing) == 0
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let mode = replacing
-            ? Self.creationMode(replacing: existing, in: statusOfDirectory(directoryDescriptor)) : 0o666
+            ? Self.creationMode(replacing: existing, in: ownershipOfDirectory(directoryDescriptor)) : 0o666
         #if canImport(Darwin)
         let clone = source.flatMap { source in
             FileClone.create(atPath: temporary, cloning: source.descriptor, onDevice: UInt64(source.status.st_dev))
@@ -168,6 +168,7 @@ struct AtomicFile {
             )
         }
         #endif
+        var written = stat()
         var isOpen = true
         do {
             if replacing {
@@ -189,25 +190,33 @@ struct AtomicFile {
             }
             if durability == .full {
                 try flushToDisk(descriptor, "fsync")
+            } else {
+                // Unflushed, the bytes can still fail to reach the file (NFS says so when it is closed): it is
+                // closed, and the identity read, before it replaces anything.
+                guard fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
+                isOpen = false
+                guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             }
-            var written = stat()
-            guard fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
-            isOpen = false
-            guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             guard rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
-            if durability == .full {
-                try Directory.flushAfterChange(
-                    atPath: directory, descriptor: directoryDescriptor >= 0 ? directoryDescriptor : nil
-                )
-            }
-            return FileIdentity(written)
-        } catch let error as SystemError where error.operation == "fsync directory" {
-            throw error
         } catch {
             if isOpen { close(descriptor) }
             unlink(temporary)
             throw error
         }
+        if isOpen {
+            // Flushed, the file's identity is read from the open file, so it is this file's whatever is at the path
+            // by then, and only once the rename has changed it: reading its times before a change makes the change
+            // cost more (see FileOwnership). Should it fail, an identity no file has makes the next operation read
+            // the file. Closing can report nothing the flushed contents depend on.
+            if fstat(descriptor, &written) != 0 { written = stat() }
+            close(descriptor)
+        }
+        if durability == .full {
+            try Directory.flushAfterChange(
+                atPath: directory, descriptor: directoryDescriptor >= 0 ? directoryDescriptor : nil
+            )
+        }
+        return FileIdentity(written)
     }
 
     /// Removes the file, following a symbolic link to its target; a missing file is not an error.
@@ -265,33 +274,31 @@ struct AtomicFile {
     /// The temporary belongs to this process's user, and to the process's group or the directory's (where the
     /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
     /// group is sure only where it is both.
-    private static func creationMode(replacing existing: stat, in directory: stat?) -> mode_t {
+    private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == geteuid(), existing.st_gid == getegid(),
-            let directory, directory.st_gid == existing.st_gid
+            let directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }
 
-    /// The directory's status: the one the lock read, else read from `descriptor`, if it is open.
-    private func statusOfDirectory(_ descriptor: Int32) -> stat? {
-        if let directoryStatus { return directoryStatus }
-        var status = stat()
-        return descriptor >= 0 && fstat(descriptor, &status) == 0 ? status : nil
+    /// The directory's ownership: the one the lock read, else read from `descriptor`, if it is open.
+    private func ownershipOfDirectory(_ descriptor: Int32) -> FileOwnership? {
+        if let directoryOwnership { return directoryOwnership }
+        return descriptor >= 0 ? FileOwnership.of(descriptor: descriptor) : nil
     }
 
     private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
         // The new file's owner and group are the process's, or the directory's group where the directory is
         // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
-        var created = stat()
-        guard fstat(descriptor, &created) == 0 else { throw SystemError.last("fstat", .write) }
-        var group = created.st_gid
-        if created.st_uid != existing.st_uid || created.st_gid != existing.st_gid {
+        guard let created = FileOwnership.of(descriptor: descriptor) else { throw SystemError.last("fstat", .write) }
+        var group = created.group
+        if created.owner != existing.st_uid || created.group != existing.st_gid {
             if geteuid() == 0 {
                 guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
                     throw SystemError.last("fchown", .write)
                 }
                 group = existing.st_gid
-            } else if created.st_uid == existing.st_uid {
+            } else if created.owner == existing.st_uid {
                 // Only root may give a file to another owner. An owner may give it any group it belongs to, and
                 // keeps the new file's group when it does not belong to the old one.
                 if fchown(descriptor, uid_t.max, existing.st_gid) == 0 { group = existing.st_gid }
@@ -304,7 +311,7 @@ struct AtomicFile {
             mode &= ~0o070
         }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
-        guard created.st_mode & 0o7777 != mode || group != created.st_gid else { return }
+        guard created.mode & 0o7777 != mode || group != created.group else { return }
         guard fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
     }
 

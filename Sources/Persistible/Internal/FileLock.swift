@@ -32,8 +32,8 @@ struct FileLock {
         /// Whether a writer of an earlier build died holding the lock, or temporaries were left that could not
         /// be removed: set it to `false` once the directory has been cleaned.
         var cleanupIsOwed: Bool
-        /// The status of the directory that holds the lock file, as the lock read it, or `nil` if it could not.
-        var directoryStatus: stat?
+        /// The ownership of the directory that holds the lock file, as the lock read it, or `nil` if it could not.
+        var directoryOwnership: FileOwnership?
     }
 
     /// The lock was held by another writer for longer than the caller would wait.
@@ -53,8 +53,8 @@ struct FileLock {
         defer { close(descriptor) }
         try acquire(descriptor, timeout: timeout)
         // Read once the lock is held, so that the mark of a writer that died while this one waited is seen.
-        let (found, directoryStatus) = try inspect(descriptor)
-        var holding = Holding(cleanupIsOwed: found != 0, directoryStatus: directoryStatus)
+        let (found, directoryOwnership) = try inspect(descriptor)
+        var holding = Holding(cleanupIsOwed: found != 0, directoryOwnership: directoryOwnership)
         // Nothing is written unless a mark was found: a write to the lock file costs the file system a
         // transaction, on every save.
         defer {
@@ -79,12 +79,11 @@ struct FileLock {
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { Foundation.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                var directory = stat()
                 // A failure leaves the lock file as it was made, which is no worse.
-                if stat(self.directory, &directory) == 0 {
+                if let directory = FileOwnership.of(path: self.directory) {
                     _ = geteuid() == 0
-                        ? fchown(descriptor, directory.st_uid, directory.st_gid)
-                        : fchown(descriptor, uid_t.max, directory.st_gid)
+                        ? fchown(descriptor, directory.owner, directory.group)
+                        : fchown(descriptor, uid_t.max, directory.group)
                 }
             } else if errno == EEXIST {
                 descriptor = retryingOnInterrupt { Foundation.open(path, flags) }
@@ -100,19 +99,19 @@ struct FileLock {
     /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
     ///
     /// - Returns: The length of the lock file's contents, 0 unless a writer of an earlier build died holding the
-    ///   lock; and the directory's status, if it could be read.
+    ///   lock; and the directory's ownership, if it could be read.
     /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
-    private func inspect(_ descriptor: Int32) throws -> (markLength: Int, directory: stat?) {
+    private func inspect(_ descriptor: Int32) throws -> (markLength: Int, directory: FileOwnership?) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
-        var directory = stat()
-        guard stat(self.directory, &directory) == 0 else { return (Int(status.st_size), nil) }
+        // Read without its times: the save changes the directory next (see FileOwnership).
+        guard let directory = FileOwnership.of(path: self.directory) else { return (Int(status.st_size), nil) }
         // A lock file made before its directory was shared, or by an earlier version, is brought in line by its
         // owner; a failure leaves it as it was, which is no worse.
-        let mode = (directory.st_mode & 0o222) * 3
+        let mode = (directory.mode & 0o222) * 3
         if status.st_mode & 0o7777 != mode, status.st_uid == geteuid() || geteuid() == 0 {
             _ = fchmod(descriptor, mode)
         }

@@ -30,7 +30,7 @@ extension Archive {
                         }
                         try refuseSpecial(try file.kind(), deleting: deleting)
                         var file = file
-                        file.directoryStatus = holding.directoryStatus
+                        file.directoryOwnership = holding.directoryOwnership
                         let result = try body(file)
                         if durability == .full {
                             try Directory.flushIfOwed(atPath: file.directory)
