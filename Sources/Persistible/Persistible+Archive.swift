@@ -3,8 +3,10 @@ import Foundation
 extension Persistible where Self: Codable & Hashable {
     /// The archive described by the type's requirements, after validating its file name.
     static func archive() throws(PersistenceError) -> Archive<Self> {
-        Archive(
-            url: try validatedArchiveUrl(),
+        let url = try validatedArchiveUrl()
+        return Archive(
+            url: url,
+            path: ArchiveAddress.path(of: url, for: self),
             namedAfter: self,
             encoder: archiveEncoder,
             decoder: archiveDecoder,

@@ -7,7 +7,7 @@ extension Persistible {
     ///
     /// Reading it touches nothing on disk; the directory is created by the first save.
     public static var archiveUrl: URL {
-        archiveDirectory.appendingPathComponent(fileName, isDirectory: false).appendingPathExtension("json")
+        ArchiveAddress.url(for: self, in: archiveDirectory, named: fileName)
     }
 
     /// The longest ``fileName``, in bytes of UTF-8: the file's name with `.json` must fit the limit of every file

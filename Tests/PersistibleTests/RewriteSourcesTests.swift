@@ -14,7 +14,7 @@ import Testing
             url: url, namedAfter: AddedField.V1.self, encoder: AddedField.V1.archiveEncoder, decoder: AddedField.V1.archiveDecoder,
             durability: .noSync, caches: false
         )
-        let state = try #require(try archive.takeState(atPath: url.path))
+        let state = try #require(try archive.read())
         let changed = AddedField.V1(id: "a", title: "y")
         let error = #expect(throws: PersistenceError.self) {
             try archive.rewriteKeepingUntouched(

@@ -22,6 +22,9 @@ struct AtomicFile {
     let kindWhenResolved: Kind?
     /// The ownership of `directory` as the lock read it, if it did: it spares a save reading it again.
     var directoryOwnership: FileOwnership?
+    /// The file's identity as read once the lock was taken, `nil` if there was no file: set by the holder of the
+    /// lock, and right until it writes, since no other writer can change the file meanwhile.
+    var identityUnderLock: FileIdentity?
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
@@ -58,12 +61,17 @@ struct AtomicFile {
 
     /// What is at the path, or `nil` if nothing is.
     func kind() throws -> Kind? {
+        try status().map(Kind.init)
+    }
+
+    /// The status of what is at the path, without following a symbolic link; `nil` if nothing is there.
+    func status() throws -> stat? {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             if errno == ENOENT { return nil }
             throw SystemError.last("lstat", .read)
         }
-        return Kind(status)
+        return status
     }
 
     /// The file's temporary. One name serves every save, since only the holder of the lock writes it: there is

@@ -62,7 +62,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         if let invalid { throw invalid }
         let archive = archive
         return try archive.withWriteAccess { file in
-            var state = try archive.takeState(atPath: file.path)
+            var state = try archive.takeState(of: file)
             var writer = StoreWriter(
                 records: state.map { $0.values } ?? [],
                 identity: identity,

@@ -16,7 +16,7 @@ extension Archive {
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         let identity = RecordIdentity<Value>()
         return try withWriteAccess { file in
-            guard var state = try takeState(atPath: file.path) else {
+            guard var state = try takeState(of: file) else {
                 let values: [Value]
                 var members: Set<Value>?
                 if asSingleValue {

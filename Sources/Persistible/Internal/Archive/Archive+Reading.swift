@@ -14,14 +14,14 @@ extension Archive {
         return state
     }
 
-    /// The state of the file at `path` for a writer holding the lock: the cached one if the file has not changed
-    /// since, taken out of the cache so that it can be changed in place, else read from the file.
-    func takeState(atPath path: String) throws(PersistenceError) -> ArchiveState<Value>? {
+    /// The state of `file` for a writer holding its lock: the cached one if the file has not changed since, taken
+    /// out of the cache so that it can be changed in place, else read from the file.
+    func takeState(of file: AtomicFile) throws(PersistenceError) -> ArchiveState<Value>? {
         let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
+        if let cached, cached.identity == file.identityUnderLock {
             return cached
         }
-        return try readFile(atPath: path, after: cached)
+        return try readFile(atPath: file.path, after: cached)
     }
 
     /// The state of the file at `path`, read and decoded, or `nil` if there is no file.

@@ -14,7 +14,7 @@ extension Archive {
         _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
-            let state = try takeState(atPath: file.path)
+            let state = try takeState(of: file)
             let contents: PersistenceData<Value>?
             let result: Result
             do {

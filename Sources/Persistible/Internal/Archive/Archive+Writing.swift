@@ -28,9 +28,12 @@ extension Archive {
                         if holding.cleanupIsOwed {
                             holding.cleanupIsOwed = !file.removeAbandonedTemporaries()
                         }
-                        try refuseSpecial(try file.kind(), deleting: deleting)
+                        // One status serves the check and the cache: a regular file's is its identity.
+                        let status = try file.status()
+                        try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
                         var file = file
                         file.directoryOwnership = holding.directoryOwnership
+                        file.identityUnderLock = status.map(FileIdentity.init)
                         let result = try body(file)
                         if durability == .full {
                             try Directory.flushIfOwed(atPath: file.directory)

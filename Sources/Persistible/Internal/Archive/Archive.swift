@@ -19,8 +19,10 @@ struct Archive<Value: Codable & Hashable> {
     /// Where this archive's state is cached, or `nil` if it is not.
     let cacheKey: ArchiveCache.Key?
 
+    /// - Parameter path: `url.path`, if the caller has it already.
     init(
         url: URL,
+        path: String? = nil,
         namedAfter namedType: Any.Type,
         encoder: JSONEncoder,
         decoder: JSONDecoder,
@@ -31,13 +33,13 @@ struct Archive<Value: Codable & Hashable> {
     ) {
         self.evolution = evolution
         self.url = url
-        path = url.path
+        self.path = path ?? url.path
         self.namedType = namedType
         self.encoder = encoder
         self.decoder = decoder
         self.durability = durability
         self.lockTimeout = lockTimeout
-        cacheKey = caches ? ArchiveCache.key(path: path, type: Value.self) : nil
+        cacheKey = caches ? ArchiveCache.key(path: self.path, type: Value.self) : nil
     }
 
     /// The name of the type the file is named after in errors.
