@@ -42,10 +42,7 @@ import Testing
     func anInjectedFaultFailsTheSaveAndKeepsTheFile(_ index: Int) throws {
         let (call, code, flushes) = Self.faults[index]
         let directory = try TemporaryDirectory()
-        guard let shim = try FaultShim(in: directory) else { return }
-        let data = directory.file("data")
-        #expect(mkdir(data.path, 0o700) == 0)
-        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+        guard let (shim, data) = try savedOnce(in: directory) else { return }
         let before = try Data(contentsOf: data.appendingPathComponent("probe.json"))
 
         var environment = shim.environment(failing: call, with: code)
@@ -62,10 +59,7 @@ import Testing
     /// the disk: a failing close cannot make them less so, and the save stands.
     @Test func aFailedCloseAfterTheFlushLeavesTheSavedContentsInPlace() throws {
         let directory = try TemporaryDirectory()
-        guard let shim = try FaultShim(in: directory) else { return }
-        let data = directory.file("data")
-        #expect(mkdir(data.path, 0o700) == 0)
-        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+        guard let (shim, data) = try savedOnce(in: directory) else { return }
 
         // Every close of the file fails, whether it still has its temporary's name or its own; so does every close
         // of its lock file, whose result nothing depends on.
@@ -80,10 +74,7 @@ import Testing
 
     @Test func anInjectedFaultOnTheDirectoryFlushLeavesTheNewContentsInPlace() throws {
         let directory = try TemporaryDirectory()
-        guard let shim = try FaultShim(in: directory) else { return }
-        let data = directory.file("data")
-        #expect(mkdir(data.path, 0o700) == 0)
-        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+        guard let (shim, data) = try savedOnce(in: directory) else { return }
 
         var environment = shim.environment(failing: "fsync", with: EIO)
         // The directory's path as the kernel reports it, with no doubled slashes.
@@ -95,6 +86,16 @@ import Testing
         #expect(answers == Array(repeating: #"writeFailed(operation: "fsync directory", errno: 5)"#, count: 2))
         #expect(try Probe.run(["load"], in: data.path) == ["one,two"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
+    }
+
+    /// A directory in `directory` where a probe has saved one value, and the shim to fail the next save with; `nil`
+    /// where the shim cannot be built.
+    private func savedOnce(in directory: borrowing TemporaryDirectory) throws -> (shim: FaultShim, data: URL)? {
+        guard let shim = try FaultShim(in: directory) else { return nil }
+        let data = directory.file("data")
+        #expect(mkdir(data.path, 0o700) == 0)
+        #expect(try Probe.run(["save one"], in: data.path) == ["ok"])
+        return (shim, data)
     }
 }
 
