@@ -88,6 +88,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["probe.json", "probe.json.lock"])
     }
 
+    /// A command-line tool retries in a new process, which cannot know that the failed save's flush is owed: a
+    /// durable save that finds its value stored, or a delete that finds no file, flushes all the same.
+    @Test func aRetryInANewProcessFlushesWhatTheFailedSaveLeftUnflushed() throws {
+        let directory = try TemporaryDirectory()
+        guard let (shim, data) = try savedOnce(in: directory) else { return }
+        let canonical = realpath(data.path, nil)
+        defer { free(canonical) }
+        let directoryPath = try #require(canonical.map { String(cString: $0) })
+        var failingDirectory = shim.environment(failing: "fsync", with: EIO)
+        failingDirectory["FAULT_PATH"] = directoryPath
+        var failingFile = shim.environment(failing: "fsync", with: EIO)
+        failingFile["FAULT_PATH"] = directoryPath + "/probe.json"
+        let directoryFailure = #"writeFailed(operation: "fsync directory", errno: 5)"#
+
+        #expect(try Probe.run(["save two"], in: data.path, environment: failingDirectory) == [directoryFailure])
+        // Each probe is a new process that finds "two" stored and nothing to write: only a flush can fail it.
+        #expect(try Probe.run(["save two"], in: data.path, environment: failingDirectory) == [directoryFailure])
+        #expect(try Probe.run(["save two"], in: data.path, environment: failingFile) == [#"writeFailed(operation: "fsync", errno: 5)"#])
+        #expect(try Probe.run(["save two", "load"], in: data.path) == ["ok", "one,two"])
+        #expect(try Probe.run(["delete"], in: data.path) == ["ok"])
+        #expect(try Probe.run(["delete"], in: data.path, environment: failingDirectory) == [directoryFailure])
+        // A save that does not flush owes nothing, and checks nothing.
+        var noSync = failingDirectory
+        noSync["PROBE_NO_SYNC"] = "1"
+        #expect(try Probe.run(["save two", "save two"], in: data.path, environment: noSync) == ["ok", "ok"])
+    }
+
     /// A directory in `directory` where a probe has saved one value, and the shim to fail the next save with; `nil`
     /// where the shim cannot be built.
     private func savedOnce(in directory: borrowing TemporaryDirectory) throws -> (shim: FaultShim, data: URL)? {

@@ -25,6 +25,15 @@ struct AtomicFile {
     /// The file's identity as read once the lock was taken, `nil` if there was no file: set by the holder of the
     /// lock, and right until it writes, since no other writer can change the file meanwhile.
     var identityUnderLock: FileIdentity?
+    /// Whether this operation has replaced or removed the file; one that has not flushes it as it found it.
+    private let changes = Changes()
+
+    private final class Changes {
+        var madeAny = false
+    }
+
+    /// Whether a write or a removal has gone through this file in this operation.
+    var hasChanged: Bool { changes.madeAny }
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
@@ -219,6 +228,7 @@ struct AtomicFile {
             if fstat(descriptor, &written) != 0 { written = stat() }
             close(descriptor)
         }
+        changes.madeAny = true
         if durability == .full {
             try Directory.flushAfterChange(
                 atPath: directory, descriptor: directoryDescriptor >= 0 ? directoryDescriptor : nil
@@ -227,12 +237,29 @@ struct AtomicFile {
         return FileIdentity(written)
     }
 
+    /// Flushes the file as it is, if there is one, and its directory.
+    ///
+    /// A durable operation that finds nothing to change still flushes: an earlier one, perhaps in a process that
+    /// has since exited, may have replaced the file and failed to flush it, and success must mean that what this
+    /// one found is on the disk. On a file and directory with nothing unflushed, each flush costs a system call.
+    func flushAsFound() throws {
+        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            try flushToDisk(descriptor, "fsync")
+        } else if errno != ENOENT {
+            throw SystemError.last("fsync", .write)
+        }
+        try Directory.flushAfterChange(atPath: directory)
+    }
+
     /// Removes the file, following a symbolic link to its target; a missing file is not an error.
     func remove(durability: Durability) throws {
         guard unlink(path) == 0 else {
             if errno == ENOENT { return }
             throw SystemError.last("unlink", .write)
         }
+        changes.madeAny = true
         if durability == .full {
             try Directory.flushAfterChange(atPath: directory)
         }

@@ -44,15 +44,11 @@ enum Directory {
         try flushToDisk(descriptor, "fsync directory")
     }
 
-    // MARK: - Flushes owed
-
-    /// The directories in which a rename or an unlink has been made that could not be flushed.
-    private static let unflushed = Locked<Set<String>>([])
-
-    /// Flushes the directory after a rename or an unlink in it; on failure, remembers that a flush is owed.
+    /// Flushes the directory after a rename or an unlink in it.
     ///
     /// Whatever failed, opening the directory or flushing it, the error names the operation `"fsync directory"`:
-    /// the change is in place, and what the caller needs to know is that it may not survive a power loss.
+    /// the change is in place, and what the caller needs to know is that it may not survive a power loss until a
+    /// later durable operation on the file, which flushes it even when it has nothing to write.
     ///
     /// - Parameter descriptor: The directory, opened before the change, or `nil` to open it now.
     static func flushAfterChange(atPath path: String, descriptor: Int32? = nil) throws {
@@ -62,18 +58,9 @@ enum Directory {
             } else {
                 try flush(atPath: path)
             }
-            unflushed.withLock { _ = $0.remove(path) }
         } catch let error as SystemError {
-            unflushed.withLock { _ = $0.insert(path) }
             throw SystemError(phase: .write, operation: "fsync directory", code: error.code)
         }
-    }
-
-    /// Flushes the directory if an earlier change in it could not be flushed, so that a save retried after that
-    /// failure does not report success for a change that may still be lost, even when it has nothing to write.
-    static func flushIfOwed(atPath path: String) throws {
-        guard unflushed.withLock({ $0.contains(path) }) else { return }
-        try flushAfterChange(atPath: path)
     }
 }
 

@@ -10,8 +10,7 @@ enum FileRename {
     ///
     /// - Returns: The name it was given.
     /// - Throws: ``SystemError`` naming the call that failed. After a failed `link` or `unlink` the file keeps its
-    ///   name; after `"fsync directory"` it has the new one, and the flush is owed to the directory, so that the
-    ///   next write there flushes it (``Directory/flushIfOwed(atPath:)``).
+    ///   name; after `"fsync directory"` it has the new one, which a power loss may undo.
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {

@@ -35,8 +35,8 @@ extension Archive {
                         file.directoryOwnership = holding.directoryOwnership
                         file.identityUnderLock = status.map(FileIdentity.init)
                         let result = try body(file)
-                        if durability == .full {
-                            try Directory.flushIfOwed(atPath: file.directory)
+                        if durability == .full, !file.hasChanged {
+                            try file.flushAsFound()
                         }
                         return result
                     }
@@ -68,12 +68,13 @@ extension Archive {
     func delete() throws {
         do {
             // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
-            // delete retried after its directory flush failed must still make that removal durable.
+            // delete retried after its directory flush failed, perhaps in another process, must still make that
+            // removal durable.
             let resolved = try AtomicFile(resolving: path)
             guard resolved.kindWhenResolved != nil else {
                 ArchiveCache.remove(path: path)
-                if durability == .full {
-                    try Directory.flushIfOwed(atPath: resolved.directory)
+                if durability == .full, access(resolved.directory, F_OK) == 0 {
+                    try Directory.flushAfterChange(atPath: resolved.directory)
                 }
                 return
             }
