@@ -1,7 +1,10 @@
 import Foundation
 
-/// The least that any atomic save of a file must do: write all its bytes to a temporary file beside it and rename
-/// that over it, flushing both the file and the directory when the save is to be durable.
+/// The least that any atomic save of a file must do: write all its bytes to a temporary file beside it, flush them
+/// and rename it over the file, flushing the directory too when the save is to be durable.
+///
+/// A save that is not durable still flushes the temporary's data before the rename: without it a power loss can
+/// keep the rename and lose the bytes, destroying the version that was on the disk.
 ///
 /// Rewriting a file's current bytes this way costs what the disk and the kernel charge for an atomic replacement
 /// and nothing more: no decoding, no encoding, no lock. An append by the package can approach it but never beat it.
@@ -19,7 +22,11 @@ enum IOFloor {
         guard descriptor >= 0 else { throw Failure(operation: "open", errno: errno) }
         do {
             try writeAll(bytes, to: descriptor)
-            if durable, fsync(descriptor) != 0 { throw Failure(operation: "fsync", errno: errno) }
+            if durable {
+                guard fsync(descriptor) == 0 else { throw Failure(operation: "fsync", errno: errno) }
+            } else {
+                guard flushData(descriptor) == 0 else { throw Failure(operation: "fdatasync", errno: errno) }
+            }
         } catch {
             close(descriptor)
             unlink(temporary)
@@ -42,6 +49,14 @@ enum IOFloor {
             defer { close(directoryDescriptor) }
             guard fsync(directoryDescriptor) == 0 else { throw Failure(operation: "fsync directory", errno: errno) }
         }
+    }
+
+    private static func flushData(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+        fsync(descriptor)
+        #else
+        fdatasync(descriptor)
+        #endif
     }
 
     private static func writeAll(_ bytes: Data, to descriptor: Int32) throws {

@@ -67,7 +67,7 @@ struct Report {
             "References: the article's algorithm (`ArticleReference.swift`: decode as one value, fail, decode twice as",
             "an array, merge through a `Set`, encode everything, write in place; it never flushes, so the same",
             "measurement serves both rows of a size) and the I/O floor (`IOFloor.swift`: rewrite the file's bytes",
-            "through a temporary file and a rename, flushing file and directory when durable).",
+            "through a temporary file, flushed, and a rename, flushing the directory too when durable).",
             "",
             "| Workload | n | Package | Article | Package / article | I/O floor | Package / floor | Reps |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -83,6 +83,21 @@ struct Report {
                     "\(package.count) / \(row.article.count) / \(floor.count)",
                 ]))
             }
+        }
+        lines += [
+            "",
+            "What `.noSync` saves against `.full`: both flush the new file's data before the rename, so that a power",
+            "loss leaves one saved version or another; `.noSync` skips the directory's flush (and on Linux flushes",
+            "with `fdatasync` rather than `fsync`), so a power loss may bring back an older version.",
+            "",
+            "| n | Package, durable | Package, no-sync | No-sync / durable |",
+            "| ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.append {
+            lines.append(tableRow([
+                formatCount(row.n), cell(row.packageDurable), cell(row.packageNoSync),
+                formatRatio(ratio(row.packageNoSync, row.packageDurable)),
+            ]))
         }
         lines += ["", "![Time per append against n](append.svg)"]
         lines += [

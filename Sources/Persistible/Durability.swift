@@ -10,9 +10,15 @@ public enum Durability: Sendable, Hashable {
     /// of its directory; on Apple platforms `F_FULLFSYNC`, which also empties the drive's own cache.
     case full
 
-    /// Nothing is flushed: the operating system writes the data back when it chooses.
+    /// Only the new file's data is flushed, before it replaces the old one; its directory is not.
     ///
-    /// A save is several times faster, and still atomic with respect to other processes and to a crash of the
-    /// process itself. A power loss or kernel crash shortly after a save may bring back the previous contents.
+    /// A save is still atomic with respect to other processes and to a crash of the process itself, and after a
+    /// power loss or kernel crash the file holds a version that was once saved: the latest, or an earlier one when
+    /// the rename had not reached the disk (no file at all, if not even the first save had). It never holds a
+    /// mixture, nor an empty or zero-filled file where a saved version stood, which is what renaming unflushed
+    /// bytes into place would risk. On Linux the data is flushed with `fdatasync`, on Apple platforms with
+    /// `F_BARRIERFSYNC`, which orders it before the rename without emptying the drive's cache.
+    ///
+    /// What it saves against ``full`` is the directory's flush; the benchmark's report measures it.
     case noSync
 }

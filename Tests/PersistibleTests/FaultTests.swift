@@ -30,12 +30,14 @@ import Testing
 
     // MARK: - Injected faults
 
-    /// Each call a save makes that can fail, and whether the save flushes. A flushed save closes its temporary
-    /// after the rename, once the flush has said whether the bytes reached the disk; one that does not flush closes
-    /// it before, since closing is where some file systems (NFS) report a failed write.
+    /// Each call a save makes that can fail, and whether the save flushes in full. A flushed save closes its
+    /// temporary after the rename, once the flush has said whether the bytes reached the disk; one that does not
+    /// flush in full writes its data with `fdatasync` and closes it before, since closing is where some file systems
+    /// (NFS) report a failed write.
     static let faults: [(call: String, errno: Int32, flushes: Bool)] = [
         ("write", EIO, true), ("write", ENOSPC, true), ("fsync", EIO, true), ("close", EIO, false),
         ("rename", EIO, true), ("rename", EXDEV, true), ("write", EIO, false), ("rename", EIO, false),
+        ("fdatasync", EIO, false),
     ]
 
     @Test(arguments: faults.indices)
@@ -236,6 +238,16 @@ struct FaultShim {
             /* FAULT_PATH may name a directory exactly, to fail its flush and not the files in it. */
             const char *marker = getenv("FAULT_PATH");
             if (code != 0 && marker != NULL && path != NULL && strcmp(path, marker) != 0) code = 0;
+            if (code != 0) { errno = code; return -1; }
+            return real(descriptor);
+        }
+
+        /* A save that does not flush in full writes its temporary's data with fdatasync before the rename. */
+        int fdatasync(int descriptor) {
+            static int (*real)(int);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "fdatasync");
+            char buffer[4096];
+            int code = fault("fdatasync", path_of(descriptor, buffer, sizeof buffer));
             if (code != 0) { errno = code; return -1; }
             return real(descriptor);
         }

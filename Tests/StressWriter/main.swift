@@ -13,6 +13,8 @@ import Persistible
 //     StressWriter fill DIR COUNT LIMIT
 //         Saves COUNT records in one array with the file size limited to LIMIT bytes, as a full disk would.
 //
+// With STRESS_NO_SYNC set in the environment, its saves are `.noSync`.
+//
 // It exits 0 on success, 1 with the error's description on standard error, and 2 on bad arguments.
 
 /// The tests declare the same type, so both sides read and write one file format.
@@ -21,6 +23,10 @@ struct StressRecord: Codable, Hashable, Identifiable, Persistible {
     var payload: String
 
     static var fileName: String { "stress" }
+
+    static var archiveDurability: Durability {
+        ProcessInfo.processInfo.environment["STRESS_NO_SYNC"] == nil ? .full : .noSync
+    }
 }
 
 func record(_ id: String) -> StressRecord {

@@ -208,8 +208,11 @@ struct AtomicFile {
             if durability == .full {
                 try flushToDisk(descriptor, "fsync")
             } else {
-                // Unflushed, the bytes can still fail to reach the file (NFS says so when it is closed): it is
-                // closed, and the identity read, before it replaces anything.
+                // Without this, a power loss can keep the rename and lose the bytes, leaving an empty or
+                // zero-filled file where the old version stood: the bytes reach the disk before the name does.
+                try flushDataBeforeRename(descriptor)
+                // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
+                // identity read, before it replaces anything.
                 guard fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
                 isOpen = false
                 guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }

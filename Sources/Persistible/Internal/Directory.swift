@@ -64,6 +64,19 @@ enum Directory {
     }
 }
 
+/// Writes a file's data to the disk ahead of whatever is done to the file next, without waiting for the rest of the
+/// file system or, on Apple platforms, for the drive's own cache: what a save without full durability needs so that
+/// its rename never reaches the disk before its bytes.
+func flushDataBeforeRename(_ descriptor: Int32) throws {
+    #if canImport(Darwin)
+    // A barrier keeps the drive from writing the rename before the data, without emptying its cache.
+    if fcntl(descriptor, F_BARRIERFSYNC) == 0 { return }
+    guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw SystemError.last("fsync", .write) }
+    #else
+    guard retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else { throw SystemError.last("fdatasync", .write) }
+    #endif
+}
+
 /// Flushes a file's data, and on Apple platforms the drive's own cache, to the disk.
 func flushToDisk(_ descriptor: Int32, _ operation: String) throws {
     #if canImport(Darwin)

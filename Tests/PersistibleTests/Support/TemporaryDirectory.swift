@@ -5,7 +5,7 @@ import Persistible
 struct TemporaryDirectory: ~Copyable {
     let url: URL
     /// The file system mounted for this directory alone, if any; it goes with the directory.
-    private let volume: XFSVolume?
+    let volume: XFSVolume?
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "/persistible-test.XXXXXX").utf8CString)

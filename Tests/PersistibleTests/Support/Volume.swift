@@ -55,6 +55,7 @@ final class XFSVolume: Sendable {
     let root: URL
     /// The directory holding the image and the mount point.
     private let container: URL
+    private var image: String { container.appendingPathComponent("xfs.img").path }
 
     /// Why no volume can be made here, or `nil` if one can.
     static let unavailability: String? = {
@@ -76,7 +77,7 @@ final class XFSVolume: Sendable {
         guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         container = URL(fileURLWithPath: String(cString: made), isDirectory: true)
         root = container.appendingPathComponent("mount", isDirectory: true)
-        let image = container.appendingPathComponent("xfs.img").path
+        let image = self.image
         do {
             // Sparse: the image takes only the blocks the file system uses. 300 MB is mkfs.xfs's smallest.
             let file = open(image, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -99,6 +100,21 @@ final class XFSVolume: Sendable {
             try? Self.run("/bin/umount", ["-l", root.path], step: "unmount lazily")
         }
         try? FileManager.default.removeItem(at: container)
+    }
+
+    /// Stops the file system as a power loss would: what its log holds in memory and every write not yet on the
+    /// image is lost, and every later operation on it fails with `EIO`.
+    func shutDown() throws {
+        let xfsIO = ["/usr/sbin/xfs_io", "/sbin/xfs_io", "/usr/bin/xfs_io"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "xfs_io"
+        // Without -f the log is not flushed first: the disk keeps only what reached it before.
+        try Self.run(xfsIO, ["-x", "-c", "shutdown", root.path], step: "shut down")
+    }
+
+    /// Unmounts the file system and mounts it again, which replays its log as a boot after a power loss does.
+    func remount() throws {
+        try Self.run("/bin/umount", [root.path], step: "unmount after the shutdown")
+        try Self.run("/bin/mount", ["-o", "loop", image, root.path], step: "mount again")
     }
 
     private static func run(_ tool: String, _ arguments: [String], step: String) throws {
