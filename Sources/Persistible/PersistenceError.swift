@@ -111,74 +111,119 @@ public struct PersistenceError: Error, Sendable, Equatable {
 // MARK: - Description
 
 extension PersistenceError: CustomStringConvertible {
-    /// A sentence that says what happened and what to do about it.
+    /// What happened and what to do about it: ``errorDescription`` followed by ``recoverySuggestion``, for logs and
+    /// for the developer.
     public var description: String {
+        [errorDescription, recoverySuggestion].compactMap { $0 }.joined(separator: " ")
+    }
+}
+
+extension PersistenceError: LocalizedError {
+    /// What happened, and what became of the file, in words for the program's user: it names the file and where
+    /// in it a problem lies, but no API. This is the error's `localizedDescription`, what a command-line tool
+    /// prints.
+    public var errorDescription: String? {
         let path = url.path
         switch reason {
         case .fileNotFound:
             return "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
         case .unreadable(let codingPath, let detail) where versionMismatch != nil:
-            return mismatchDescription(codingPath: codingPath, detail: detail)
+            let mismatch = versionMismatch ?? VersionMismatch(record: nil, attempts: [])
+            let record = mismatch.record.map { "record \($0)" } ?? "the value it holds"
+            var text = "'\(path)' is valid JSON, but \(record) does not match \(typeName)\(Self.at(codingPath)): "
+                + Self.sentence(detail)
+            for attempt in mismatch.attempts.dropFirst() {
+                text += " As \(attempt.typeName)\(Self.at(attempt.codingPath)): \(Self.sentence(attempt.detail))"
+            }
+            return text + " It was probably written by another version of \(typeName). The file was left as it is."
         case .unreadable(let codingPath, let detail):
-            let location = codingPath.isEmpty ? "" : " at \(codingPath)"
             return "'\(path)' holds neither \(Self.article(for: typeName)) \(typeName) nor an array of \(typeName) "
-                + "values\(location): \(detail) The file was left as it is; repair it or move it aside, then try again."
+                + "values\(Self.at(codingPath)): \(Self.sentence(detail)) The file was left as it is."
         case .holdsArray(let count):
-            return "'\(path)' holds an array of \(Self.counted(count, "value")), not a single \(typeName); "
-                + "read it with loadListFromFile() or load(), or replace it with overwriteFile()."
+            return "'\(path)' holds an array of \(Self.counted(count, "value")), not a single \(typeName). "
+                + "The file was left as it is."
         case .invalidFileName(let name):
             return "'\(name)' is not a valid file name for \(typeName): a file name must not be empty, "
                 + "contain '/' or NUL, or be '.' or '..'. Nothing was read or written."
         case .encodingFailed(let detail):
-            return "A value of \(typeName) could not be encoded for '\(path)': \(detail) The file was left as it is."
+            return "A value of \(typeName) could not be encoded for '\(path)': \(Self.sentence(detail)) "
+                + "The file was left as it is."
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
         case .writeFailed("fsync directory", let code):
             return "Changed '\(path)', but its directory could not be flushed to disk: "
                 + "\(Self.message(for: code)). The change is in place (the new contents, the removal or the move "
-                + "aside) but may not survive a power loss; this process's next write in that directory flushes "
-                + "it."
+                + "aside) but may not survive a power loss."
         case .writeFailed(let operation, let code):
-            return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). "
-                + "The file was left as it was."
+            return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). The file was left as it was."
         case .recordNotFound(let identity):
-            return "No \(typeName) with the identity \(identity) is stored in \(place) to update; "
-                + "insert it instead. Nothing was written."
+            return "No \(typeName) with the identity \(identity) is stored in \(place) to update. Nothing was written."
         case .unknownKeysWouldBeLost(let keyPaths):
             return "Couldn't save \(typeName) to '\(path)': the records it changes hold keys that this version of "
                 + "\(typeName) does not know, written by another version, and the changed values have no place "
-                + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written; make this change with the "
-                + "version that wrote them, or leave these records as they are."
+                + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written."
         case .lockFailed(let operation, let code):
             return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
                 + "Nothing was written."
         case .fileTooLarge(let size, let limit):
             return "'\(path)' holds \(size) bytes, more than the \(limit) bytes "
-                + "\(Self.article(for: typeName)) \(typeName) file may hold. "
-                + "The file was left as it is; move it aside, or make it smaller, then try again."
+                + "\(Self.article(for: typeName)) \(typeName) file may hold. The file was left as it is."
         case .fileNameTooLong(let name, let limit):
             return "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
                 + "room for the names of its temporary and lock files. Nothing was read or written."
         case .lockHeld(let processID):
             let holder = processID.map { "process \($0)" } ?? "another writer"
             return "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
-                + "wait. Nothing was changed; try again later, or find out what that process is doing."
+                + "wait. Nothing was changed."
         }
     }
 
-    /// Says that the data is fine and the code changed, and how to teach the code to read it.
-    private func mismatchDescription(codingPath: String, detail: String) -> String {
-        let mismatch = versionMismatch ?? VersionMismatch(record: nil, attempts: [])
-        let record = mismatch.record.map { "record \($0)" } ?? "the value it holds"
-        let location = codingPath.isEmpty ? "" : " at \(codingPath)"
-        var text = "'\(url.path)' is valid JSON, but \(record) does not match \(typeName)\(location): \(detail)"
-        for attempt in mismatch.attempts.dropFirst() {
-            let at = attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"
-            text += " As \(attempt.typeName)\(at): \(attempt.detail)"
+    /// The system's or the decoder's own words for the cause, where there are any.
+    public var failureReason: String? {
+        switch reason {
+        case .unreadable(_, let detail), .encodingFailed(let detail):
+            return Self.sentence(detail)
+        case .readFailed(_, let code), .writeFailed(_, let code), .lockFailed(_, let code):
+            return Self.message(for: code) + "."
+        default:
+            return nil
         }
-        return text + " It was probably written by another version of \(typeName). The file was left as it is; "
-            + "declare archiveDefaults for the keys added since, or an archiveMigrations entry that reads that "
-            + "version, then try again."
+    }
+
+    /// What to do about it, meant for the developer: it may name the package's API. `nil` where the user's retry
+    /// is all there is to do.
+    public var recoverySuggestion: String? {
+        switch reason {
+        case .unreadable where versionMismatch != nil:
+            return "Declare archiveDefaults for the keys added since, or an archiveMigrations entry that reads that "
+                + "version, then try again."
+        case .unreadable, .fileTooLarge:
+            return "To go on, repair the file or move it aside (moveFileAside(), salvageFile()), then try again."
+        case .holdsArray:
+            return "Read it with loadListFromFile() or load(), or replace it with overwriteFile()."
+        case .writeFailed("fsync directory", _):
+            return "Try again: the next save or delete of this file with full durability, in any process, flushes "
+                + "the directory even when it has nothing to write."
+        case .recordNotFound:
+            return "Insert the record instead."
+        case .unknownKeysWouldBeLost:
+            return "Make this change with the version that wrote those keys, or leave these records as they are."
+        case .lockHeld:
+            return "Try again later, or find out what that process is doing."
+        default:
+            return nil
+        }
+    }
+
+    /// " at [3].age", or nothing for the whole file.
+    private static func at(_ codingPath: String) -> String {
+        codingPath.isEmpty ? "" : " at \(codingPath)"
+    }
+
+    /// A message as a sentence: a decoder's message for an unknown enum case, for one, ends without a full stop.
+    private static func sentence(_ text: String) -> String {
+        guard let last = text.last, !".!?".contains(last) else { return text }
+        return text + "."
     }
 
     /// The file, or "memory" for a ``MemoryStore``.
@@ -186,6 +231,11 @@ extension PersistenceError: CustomStringConvertible {
         url.isFileURL ? "'\(url.path)'" : "memory"
     }
 
+}
+
+// MARK: - Wording
+
+extension PersistenceError {
     /// "an" before a name that starts with a vowel sound, else "a", by a rule simple enough to predict.
     ///
     /// A name whose first two letters are capitals is read letter by letter, so the first letter's name decides:
@@ -221,8 +271,4 @@ extension PersistenceError: CustomStringConvertible {
     private static func message(for code: Int32) -> String {
         String(cString: strerror(code))
     }
-}
-
-extension PersistenceError: LocalizedError {
-    public var errorDescription: String? { description }
 }

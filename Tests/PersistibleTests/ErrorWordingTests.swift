@@ -49,17 +49,18 @@ import Testing
         }
     }
 
+    static let reasons: [PersistenceError.Reason] = [
+        .fileNotFound, .unreadable(codingPath: "[0]", detail: "Bad."), .holdsArray(count: 3),
+        .invalidFileName("a/b"), .encodingFailed(detail: "Bad."), .readFailed(operation: "read", errno: EIO),
+        .writeFailed(operation: "rename", errno: ENOSPC), .writeFailed(operation: "fsync directory", errno: EIO),
+        .lockFailed(operation: "flock", errno: ENOLCK), .recordNotFound(identity: "7"),
+        .unknownKeysWouldBeLost(keyPaths: ["[0].name"]), .fileTooLarge(size: 2, limit: 1),
+        .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
+    ]
+
     @Test func noDescriptionPutsAOrAnBeforeAWordThatNeedsTheOther() {
-        let reasons: [PersistenceError.Reason] = [
-            .fileNotFound, .unreadable(codingPath: "[0]", detail: "Bad."), .holdsArray(count: 3),
-            .invalidFileName("a/b"), .encodingFailed(detail: "Bad."), .readFailed(operation: "read", errno: EIO),
-            .writeFailed(operation: "rename", errno: ENOSPC), .writeFailed(operation: "fsync directory", errno: EIO),
-            .lockFailed(operation: "flock", errno: ENOLCK), .recordNotFound(identity: "7"),
-            .unknownKeysWouldBeLost(keyPaths: ["[0].name"]), .fileTooLarge(size: 2, limit: 1),
-            .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
-        ]
         for (typeName, expected) in Self.articles {
-            for reason in reasons {
+            for reason in Self.reasons {
                 let words = description(reason, typeName).split(separator: " ")
                 for (article, word) in zip(words, words.dropFirst()) where article == "a" || article == "an" {
                     let vowel = word.first.map { "AEIOUaeiou".contains($0) } ?? false
@@ -70,9 +71,44 @@ import Testing
         }
     }
 
+    /// A command-line tool prints `localizedDescription` to its user: what happened, with no advice that only the
+    /// developer can follow; that is the recovery suggestion, which the description adds.
+    @Test(arguments: reasons)
+    func whatHappenedIsToldApartFromWhatTheDeveloperShouldDo(_ reason: PersistenceError.Reason) {
+        for versionMismatch in [nil, VersionMismatch(record: 1, attempts: [])] {
+            let error = PersistenceError(reason, url: url, typeName: "Item", versionMismatch: versionMismatch)
+            let told = error.localizedDescription
+            #expect(told == error.errorDescription)
+            for developerWord in ["()", "archiveDefaults", "archiveMigrations", "overwriteFile", "insert it"] {
+                #expect(!told.contains(developerWord), "\(told)")
+            }
+            #expect(told.hasSuffix("."), "\(told)")
+            #expect(error.description == [told, error.recoverySuggestion].compactMap { $0 }.joined(separator: " "))
+        }
+    }
+
+    @Test func anUnknownEnumCaseSaysWhatToDoOnlyInTheSuggestionAndEndsItsSentences() throws {
+        try inTemporaryDirectory { _ in
+            try Data(#"[{"state":"open"},{"state":"archived"}]"#.utf8).write(to: Ticket.archiveUrl)
+            let error = try #require(persistenceError { _ = try Ticket.loadListFromFile() })
+            #expect(!error.localizedDescription.contains("archiveDefaults"), "\(error.localizedDescription)")
+            #expect(error.recoverySuggestion?.contains("archiveMigrations") == true)
+            #expect(error.localizedDescription.contains("record 1"))
+            // The decoder's message for the case ends without a full stop; the sentence after it must not run on.
+            #expect(error.description.contains("archived."), "\(error.description)")
+            #expect(!error.description.contains("archived It"), "\(error.description)")
+        }
+    }
+
     @Test func aLockHeldTooLongSaysWriteNotSaveForEveryOperation() {
         let text = description(.lockHeld(processID: 42), "Item")
         #expect(text.hasPrefix("Couldn't write '/data/file.json': process 42 held its lock"), "\(text)")
         #expect(!text.contains("save"), "a delete or a move aside waits for the same lock: \(text)")
     }
+}
+
+/// A ticket whose state a later version may extend with a case this one does not know.
+private struct Ticket: Codable, Hashable, Persistible {
+    enum State: String, Codable { case open, closed }
+    var state: State
 }

@@ -26,7 +26,7 @@ import Testing
             #expect(try store.all() == [cheaper, up])
             let error = persistenceError { try store.update(dune) }
             #expect(error?.reason == .recordNotFound(identity: "4"))
-            #expect(error?.description.contains("insert it instead") == true)
+            #expect(error?.recoverySuggestion == "Insert the record instead.")
             #expect(try store.all() == [cheaper, up])
         }
     }
