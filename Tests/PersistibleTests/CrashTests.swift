@@ -34,7 +34,7 @@ import Testing
 
     /// Shuts an XFS file system down under a writer, as a power loss stops a machine, then recovers it, many times
     /// over: the file always loads and holds a version once saved (the first saves, in order), and with full
-    /// durability every save that had returned.
+    /// durability every save that had returned before the power went.
     @Test(arguments: [Durability.full, .noSync])
     func aPowerLossUnderAWriterLeavesAVersionOnceSaved(durability: Durability) throws {
         var generator = SystemRandomNumberGenerator()
@@ -47,10 +47,14 @@ import Testing
                 "StressWriter", ["append", directory.path, "round\(round)", "100000"], environment: environment
             )
             let early = readBytes(from: writer.output, untilLines: Int.random(in: 1...40, using: &generator))
+            // Only what had returned before the shutdown counts: a writer's directory flush racing the shutdown
+            // can return success on XFS (the shutdown unpins the directory, and its fsync then forces nothing), and
+            // a real power loss stops the writer before it could report anything.
+            let returned = completeLines(early)
             usleep(UInt32.random(in: 0...3000, using: &generator))
             try volume.shutDown()
             kill(writer.process.processIdentifier, SIGKILL)
-            let returned = completeLines(early + Data(writer.finish().output.utf8))
+            _ = writer.finish()
             try volume.remount()
 
             let ids: [String]
