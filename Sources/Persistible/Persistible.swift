@@ -53,8 +53,9 @@ public protocol Persistible {
 
     /// The encoder that writes the file.
     ///
-    /// The default pretty-prints with sorted keys, so that the file reads well and the same values always give
-    /// the same bytes. Return your own to choose, for example, ISO-8601 dates; return the same instance each time
+    /// The default pretty-prints with sorted keys and without escaping slashes, so that the file reads well and the
+    /// same values always give the same bytes. Whatever the encoder, empty arrays and objects are written `[]` and
+    /// `{}`, and the file ends with a newline. Return your own to choose, for example, ISO-8601 dates; return the same instance each time
     /// rather than a new one, since an encoder is not free to make.
     static var archiveEncoder: JSONEncoder { get }
 
@@ -138,13 +139,14 @@ public protocol Persistible {
 
 /// The format files are written in unless a type or store chooses another.
 public enum ArchiveFormat {
-    /// Pretty-printed with sorted keys, so that the file reads well and the same values always give the same bytes.
+    /// Pretty-printed with sorted keys and slashes unescaped, so that the file reads well and the same values always
+    /// give the same bytes.
     ///
     /// One shared instance rather than one per call: a `JSONEncoder` is `Sendable`, and making one costs more than
     /// a small save.
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 

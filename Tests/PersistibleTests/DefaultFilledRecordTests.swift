@@ -61,7 +61,7 @@ import Testing
             let expected = rewritten
                 .replacingOccurrences(of: "\"priority\" : 0,\n    \"title\" : \"\"",
                                       with: "\"priority\" : 7,\n    \"title\" : \"Call Amy back\"")
-            #expect(try text(of: AddedField.V2.self) == expected + "\n]")
+            #expect(try text(of: AddedField.V2.self) == expected + "\n]" + "\n")
         }
     }
 

@@ -93,7 +93,7 @@ import Testing
         let store = FileStore<Movie>(url: directory.file("movies.json"))
         try store.insert(contentsOf: movies[0..<2])
         for movie in movies[2...] { try store.insert(movie) }
-        #expect(try Data(contentsOf: store.url) == ArchiveFormat.encoder.encode(movies))
+        #expect(try Data(contentsOf: store.url) == storedForm(ArchiveFormat.encoder.encode(movies)))
     }
 
     @Test(arguments: Volume.allCases)

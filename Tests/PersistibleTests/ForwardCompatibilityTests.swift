@@ -17,7 +17,7 @@ import Testing
         try inTemporaryDirectory { directory in
             _ = try install("added-field-v2", as: AddedField.V1.self)
             try FileStore<AddedField.V1>().update(AddedField.V1(id: "b", title: "Call Amy back"))
-            #expect(try bytes(of: AddedField.V1.self) == edited("added-field-v2", "Call Amy", "Call Amy back"))
+            #expect(try bytes(of: AddedField.V1.self) == storedForm(edited("added-field-v2", "Call Amy", "Call Amy back")))
             #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [2, 0, 5])
             #expect(try directory.temporaries().isEmpty)
         }
@@ -32,7 +32,7 @@ import Testing
             let text = String(decoding: new, as: UTF8.self)
             let withoutB = text.replacingOccurrences(
                 of: "  {\n    \"id\" : \"b\",\n    \"priority\" : 0,\n    \"title\" : \"Call Amy\"\n  },\n", with: "")
-            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == withoutB)
+            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == withoutB + "\n")
             // Synchronizing with what the store holds plus one new record keeps every stored byte.
             try store.synchronize(with: [all[0], all[2], AddedField.V1(id: "d", title: "Read")])
             let current = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
@@ -69,7 +69,7 @@ import Testing
             _ = try install("added-field-v2", as: AddedField.V1.self)
             // A save of a stored id replaces that value where it stands.
             _ = try AddedField.V1(id: "b", title: "Call Amy back").saveToFile()
-            #expect(try bytes(of: AddedField.V1.self) == edited("added-field-v2", "Call Amy", "Call Amy back"))
+            #expect(try bytes(of: AddedField.V1.self) == storedForm(edited("added-field-v2", "Call Amy", "Call Amy back")))
             _ = try [AddedField.V1(id: "a", title: "Buy oat milk"), AddedField.V1(id: "d", title: "New")].saveToFile()
             #expect(try AddedField.V2.loadListFromFile().map(\.priority) == [2, 0, 5, 0])
             _ = try AddedField.V1(id: "c", title: "Water plants").removeFromFile()
@@ -88,11 +88,11 @@ import Testing
             try Data(single.utf8).write(to: AddedField.V1.archiveUrl)
             try AddedField.V1.update(default: AddedField.V1(id: "a", title: "")) { $0.title = "Together" }
             #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
-                == single.replacingOccurrences(of: "Alone", with: "Together"))
+                == single.replacingOccurrences(of: "Alone", with: "Together") + "\n")
             // Another record overwriting it does not take its keys.
             try AddedField.V1(id: "b", title: "Other").overwriteFile()
-            #expect(try bytes(of: AddedField.V1.self) == AddedField.V1.archiveEncoder.encode(
-                AddedField.V1(id: "b", title: "Other")))
+            #expect(try bytes(of: AddedField.V1.self) == storedForm(AddedField.V1.archiveEncoder.encode(
+                AddedField.V1(id: "b", title: "Other"))))
         }
     }
 
@@ -100,7 +100,7 @@ import Testing
         try inTemporaryDirectory { _ in
             _ = try install("optional-added-v2", as: OptionalAdded.V1.self)
             try FileStore<OptionalAdded.V1>().update(OptionalAdded.V1(id: "a", title: "Buy oat milk"))
-            #expect(try bytes(of: OptionalAdded.V1.self) == edited("optional-added-v2", "Buy milk", "Buy oat milk"))
+            #expect(try bytes(of: OptionalAdded.V1.self) == storedForm(edited("optional-added-v2", "Buy milk", "Buy oat milk")))
         }
     }
 
@@ -108,7 +108,7 @@ import Testing
         try inTemporaryDirectory { _ in
             _ = try install("nested-v2", as: Nested.V1.self)
             try FileStore<Nested.V1>().update(Nested.V1(id: "a", address: .init(street: "3 New St")))
-            #expect(try bytes(of: Nested.V1.self) == edited("nested-v2", "1 High St", "3 New St"))
+            #expect(try bytes(of: Nested.V1.self) == storedForm(edited("nested-v2", "1 High St", "3 New St")))
             #expect(try Nested.V2.loadListFromFile().map(\.address.city) == ["Accra", "Kumasi"])
         }
     }
@@ -117,7 +117,7 @@ import Testing
         try inTemporaryDirectory { _ in
             _ = try install("removed-v1", as: Removed.V2.self)
             try FileStore<Removed.V2>().update(Removed.V2(id: "a", title: "Buy bread"))
-            #expect(try bytes(of: Removed.V2.self) == edited("removed-v1", "Buy milk", "Buy bread"))
+            #expect(try bytes(of: Removed.V2.self) == storedForm(edited("removed-v1", "Buy milk", "Buy bread")))
         }
     }
 
@@ -148,7 +148,7 @@ import Testing
             try Data("[\(a),{\"id\":\"b\",\"title\":\"y\"}]".utf8).write(to: AddedField.V1.archiveUrl)
             try FileStore<AddedField.V1>().update(AddedField.V1(id: "b", title: "z"))
             let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
-            #expect(text == "[\n  \(a),\n  {\n    \"id\" : \"b\",\n    \"title\" : \"z\"\n  }\n]")
+            #expect(text == "[\n  \(a),\n  {\n    \"id\" : \"b\",\n    \"title\" : \"z\"\n  }\n]" + "\n")
         }
     }
 

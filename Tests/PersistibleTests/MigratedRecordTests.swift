@@ -108,7 +108,7 @@ import Testing
             _ = try installText(Self.mixed, as: V2.self)
             try V2(id: "c", title: "Read", note: "").saveToFile()
             let appended = "  {\n    \"id\" : \"c\",\n    \"note\" : \"\",\n    \"title\" : \"Read\"\n  }"
-            #expect(try text(of: V2.self) == "[\n\(Self.migratedA),\n\(Self.untouchedB),\n\(appended)\n]")
+            #expect(try text(of: V2.self) == "[\n\(Self.migratedA),\n\(Self.untouchedB),\n\(appended)\n]" + "\n")
             #expect(try directory.temporaries().isEmpty)
         }
     }
@@ -118,7 +118,7 @@ import Testing
             _ = try installText(Self.mixed, as: V2.self)
             try V2(id: "a", title: "Buy oat milk", note: "Dairy").saveToFile()
             let edited = Self.migratedA.replacingOccurrences(of: "Buy milk", with: "Buy oat milk")
-            #expect(try text(of: V2.self) == "[\n\(edited),\n\(Self.untouchedB)\n]")
+            #expect(try text(of: V2.self) == "[\n\(edited),\n\(Self.untouchedB)\n]" + "\n")
             #expect(try V2.loadListFromFile().map(\.title) == ["Buy oat milk", "Call Amy"])
         }
     }
@@ -128,7 +128,7 @@ import Testing
             _ = try installText(Self.mixed, as: V2.self)
             try V2(id: "b", title: "Call Amy back", note: "").saveToFile()
             let edited = Self.untouchedB.replacingOccurrences(of: "Call Amy", with: "Call Amy back")
-            #expect(try text(of: V2.self) == "[\n\(Self.migratedA),\n\(edited)\n]")
+            #expect(try text(of: V2.self) == "[\n\(Self.migratedA),\n\(edited)\n]" + "\n")
         }
     }
 
@@ -137,7 +137,7 @@ import Testing
             _ = try installText(Self.mixed, as: V2.self)
             try FileStore<V2>().update(V2(id: "a", title: "Buy milk", note: "Oat"))
             let edited = Self.migratedA.replacingOccurrences(of: "Dairy", with: "Oat")
-            #expect(try text(of: V2.self) == "[\n\(edited),\n\(Self.untouchedB)\n]")
+            #expect(try text(of: V2.self) == "[\n\(edited),\n\(Self.untouchedB)\n]" + "\n")
         }
     }
 
@@ -150,7 +150,7 @@ import Testing
             )
             try V2.update(default: V2(id: "a", title: "", note: "")) { $0.note = "Oat" }
             #expect(try text(of: V2.self)
-                == "{\n  \"id\" : \"a\",\n  \"note\" : \"Oat\",\n  \"rank\" : 3,\n  \"title\" : \"Buy milk\"\n}")
+                == "{\n  \"id\" : \"a\",\n  \"note\" : \"Oat\",\n  \"rank\" : 3,\n  \"title\" : \"Buy milk\"\n}" + "\n")
             #expect(try directory.temporaries().isEmpty)
         }
     }

@@ -100,7 +100,7 @@ import Testing
             _ = try install("users-v3", as: User.self)
             #expect(try User.loadListFromFile().map(\.role) == [.unknown, .admin])
             try User(id: "c", name: "Cy", role: .user).saveToFile()
-            #expect(try text(of: User.self) == usersRewritten + ",\n" + cy)
+            #expect(try text(of: User.self) == usersRewritten + ",\n" + cy + "\n")
             #expect(try directory.temporaries().isEmpty)
         }
     }
@@ -109,7 +109,7 @@ import Testing
         try inTemporaryDirectory { _ in
             _ = try install("users-v3", as: User.self)
             try FileStore<User>().insert(User(id: "c", name: "Cy", role: .user))
-            #expect(try text(of: User.self) == usersRewritten + ",\n" + cy)
+            #expect(try text(of: User.self) == usersRewritten + ",\n" + cy + "\n")
         }
     }
 
@@ -120,11 +120,11 @@ import Testing
             ada.name = "Ada L."
             try ada.saveToFile()
             let renamed = usersRewritten.replacingOccurrences(of: "\"Ada\"", with: "\"Ada L.\"")
-            #expect(try text(of: User.self) == renamed + "\n]")
+            #expect(try text(of: User.self) == renamed + "\n]" + "\n")
             // The user assigned a role: it stands, and nothing this version does not know goes with the old one.
             ada.role = .admin
             try FileStore<User>().update(ada)
-            #expect(try text(of: User.self) == renamed.replacingOccurrences(of: "superuser", with: "admin") + "\n]")
+            #expect(try text(of: User.self) == renamed.replacingOccurrences(of: "superuser", with: "admin") + "\n]" + "\n")
         }
     }
 
@@ -144,7 +144,7 @@ import Testing
                   },
                   \(bo)
                 ]
-                """)
+                """ + "\n")
             // Assigning the value the role was read as is no change: the stored role stays.
             try store.update(User(id: "b", name: "Bo", role: .unknown, active: false))
             #expect(try text(of: User.self).contains(#""role" : "guest""#))
@@ -171,11 +171,11 @@ import Testing
             let stored = "{\n  \"theme\" : \"solarized\",\n  \"volume\" : 3\n}"
             try write(stored, as: Settings.self)
             try Settings.update(default: Settings(theme: .light, volume: 5)) { $0.volume = 4 }
-            #expect(try text(of: Settings.self) == stored.replacingOccurrences(of: "3", with: "4"))
+            #expect(try text(of: Settings.self) == stored.replacingOccurrences(of: "3", with: "4") + "\n")
             try Settings(theme: .unknown, volume: 9).overwriteFile()
-            #expect(try text(of: Settings.self) == stored.replacingOccurrences(of: "3", with: "9"))
+            #expect(try text(of: Settings.self) == stored.replacingOccurrences(of: "3", with: "9") + "\n")
             try Settings.update(default: Settings(theme: .light, volume: 5)) { $0.theme = .dark }
-            #expect(try text(of: Settings.self) == "{\n  \"theme\" : \"dark\",\n  \"volume\" : 9\n}")
+            #expect(try text(of: Settings.self) == "{\n  \"theme\" : \"dark\",\n  \"volume\" : 9\n}" + "\n")
         }
     }
 

@@ -96,7 +96,7 @@ import Testing
             try Array(people[0..<5]).saveToFile()
             for person in people[5...] { try person.saveToFile() }
             try Array(people[10...]).saveToFile()
-            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people))
+            #expect(try bytes(of: Person.self) == storedForm(Person.archiveEncoder.encode(people)))
         }
     }
 
@@ -116,14 +116,14 @@ import Testing
             let people = (0..<10_000).map { Person(name: "P\($0) \"q\"", age: $0 % 90, school: "S/\($0 % 7)") }
             // A duplicate after the first slice, so the array written is not the one given.
             try (people + [people[5_000]]).saveToFile()
-            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people))
+            #expect(try bytes(of: Person.self) == storedForm(Person.archiveEncoder.encode(people)))
             let more = (10_000..<19_000).map { Person(name: "P\($0)", age: $0 % 90, school: "S") }
             try more.saveToFile()
-            #expect(try bytes(of: Person.self) == Person.archiveEncoder.encode(people + more))
+            #expect(try bytes(of: Person.self) == storedForm(Person.archiveEncoder.encode(people + more)))
 
             let compact = (0..<9_000).map { Compact(number: $0, text: "t\($0)") }
             try compact.saveToFile()
-            #expect(try bytes(of: Compact.self) == Compact.archiveEncoder.encode(compact))
+            #expect(try bytes(of: Compact.self) == storedForm(Compact.archiveEncoder.encode(compact)))
             #expect(try Compact.loadListFromFile() == compact)
         }
     }
@@ -174,7 +174,7 @@ import Testing
             try values[1].saveToFile()
             try values[2].saveToFile()
             #expect(try Nested.loadListFromFile() == values)
-            #expect(try bytes(of: Nested.self) == Nested.archiveEncoder.encode(values))
+            #expect(try bytes(of: Nested.self) == storedForm(Nested.archiveEncoder.encode(values)))
         }
     }
 
@@ -190,7 +190,45 @@ import Testing
                     "school" : "Accra Academy"
                   }
                 ]
+                """ + "\n")
+        }
+    }
+
+    /// As an editor shows it: slashes as they are, empty containers closed on their line, a final newline; and
+    /// files written before, with none of these, still read and grow.
+    @Test func filesReadAsPeopleExpectThemInAnEditor() throws {
+        struct Link: Codable, Hashable, Persistible {
+            var url: String
+            var tags: [String]
+            var counts: [String: Int]
+        }
+        try inTemporaryDirectory { _ in
+            try [Link]().overwriteFile()
+            #expect(String(decoding: try bytes(of: Link.self), as: UTF8.self) == "[]\n")
+            let link = Link(url: "https://example.com/a/b", tags: [], counts: [:])
+            try link.saveToFile()
+            #expect(String(decoding: try bytes(of: Link.self), as: UTF8.self) == """
+                [
+                  {
+                    "counts" : {},
+                    "tags" : [],
+                    "url" : "https://example.com/a/b"
+                  }
+                ]
+
                 """)
+            try link.overwriteFile()
+            #expect(String(decoding: try bytes(of: Link.self), as: UTF8.self).hasSuffix("\"tags\" : [],\n  \"url\" : \"https://example.com/a/b\"\n}\n"))
+
+            let earlier = "[\n  {\n    \"counts\" : {\n\n    },\n    \"tags\" : [\n\n    ],\n"
+                + "    \"url\" : \"https:\\/\\/example.com\"\n  }\n]"
+            try Data(earlier.utf8).write(to: Link.archiveUrl)
+            Link.clearArchiveCache()
+            let older = Link(url: "https://example.com", tags: [], counts: [:])
+            #expect(try Link.loadListFromFile() == [older])
+            try link.saveToFile()
+            #expect(try Link.loadListFromFile() == [older, link])
+            #expect(String(decoding: try bytes(of: Link.self), as: UTF8.self).hasSuffix("\"url\" : \"https://example.com/a/b\"\n  }\n]\n"))
         }
     }
 
@@ -264,7 +302,7 @@ private struct FreshDecoder: Codable, Hashable, Persistible {
             for number in [1, 2, 2, 3] { try FreshDecoder(number: number).saveToFile() }
             try [FreshDecoder(number: 3), FreshDecoder(number: 4)].saveToFile()
             #expect(try FreshDecoder.loadListFromFile().map(\.number) == [1, 2, 3, 4])
-            #expect(try bytes(of: FreshDecoder.self) == FreshDecoder.archiveEncoder.encode((1...4).map(FreshDecoder.init)))
+            #expect(try bytes(of: FreshDecoder.self) == storedForm(FreshDecoder.archiveEncoder.encode((1...4).map(FreshDecoder.init))))
         }
     }
 }

@@ -87,7 +87,7 @@ import Testing
         try #require(text.data(using: .utf16LittleEndian)).write(to: url)
         let store = FileStore<Task>(url: url)
         try store.update(Task(id: "b", title: "Call Amy back"))
-        #expect(try Data(contentsOf: url) == ArchiveFormat.encoder.encode(
-            [Task(id: "a", title: "Buy milk"), Task(id: "b", title: "Call Amy back")]))
+        #expect(try Data(contentsOf: url) == storedForm(ArchiveFormat.encoder.encode(
+            [Task(id: "a", title: "Buy milk"), Task(id: "b", title: "Call Amy back")])))
     }
 }

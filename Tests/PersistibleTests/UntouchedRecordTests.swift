@@ -50,7 +50,7 @@ import Testing
         try inTemporaryDirectory { _ in
             try installRepeated()
             #expect(try AddedField.V1(id: "b", title: "Other").removeFromFile())
-            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == Self.repeatedWithoutB)
+            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == Self.repeatedWithoutB + "\n")
         }
     }
 
@@ -59,7 +59,7 @@ import Testing
             try installRepeated()
             _ = try AddedField.V1(id: "b", title: "Changed").saveToFile()
             let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
-            #expect(text == Self.repeated.replacingOccurrences(of: "\"Other\"", with: "\"Changed\""))
+            #expect(text == Self.repeated.replacingOccurrences(of: "\"Other\"", with: "\"Changed\"") + "\n")
         }
     }
 
@@ -81,7 +81,7 @@ import Testing
         try inTemporaryDirectory { _ in
             try installRepeated()
             try FileStore<AddedField.V1>().delete(AddedField.V1(id: "b", title: "Other"))
-            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == Self.repeatedWithoutB)
+            #expect(String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self) == Self.repeatedWithoutB + "\n")
         }
     }
 
@@ -187,7 +187,7 @@ import Testing
             _ = try installMembers()
             _ = try Member(id: "a", roles: [.admin], title: "Amy Lee").saveToFile()
             let text = String(decoding: try bytes(of: Member.self), as: UTF8.self)
-            #expect(text == Self.members.replacingOccurrences(of: "\"Amy\"", with: "\"Amy Lee\""))
+            #expect(text == Self.members.replacingOccurrences(of: "\"Amy\"", with: "\"Amy Lee\"") + "\n")
         }
     }
 

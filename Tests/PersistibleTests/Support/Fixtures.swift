@@ -84,3 +84,13 @@ func persistenceError(_ body: () throws -> Void) -> PersistenceError? {
         return error as? PersistenceError
     }
 }
+
+/// What the package stores for `encoded`, an encoder's output: the same JSON with each empty array or object written
+/// `[]` or `{}` rather than with a blank line inside, and a final newline, as a text file has.
+func storedForm(_ encoded: Data) -> Data {
+    var text = String(decoding: encoded, as: UTF8.self)
+    for (open, close) in [("[", "]"), ("{", "}")] {
+        text = text.replacingOccurrences(of: "\\\(open)\n\n *\\\(close)", with: open + close, options: .regularExpression)
+    }
+    return Data((text + "\n").utf8)
+}

@@ -175,7 +175,7 @@ func install<T: Persistible>(_ name: String, as type: T.Type) throws -> Data {
 
 /// What the package's encoder writes for `values`: the bytes of a file in the current format.
 func currentFormat<T: Persistible & Encodable>(_ values: [T]) throws -> Data {
-    try T.archiveEncoder.encode(values)
+    storedForm(try T.archiveEncoder.encode(values))
 }
 
 /// A single value of a type without identity, whose second version renamed `theme` to `colorScheme`: `settings-v2`.

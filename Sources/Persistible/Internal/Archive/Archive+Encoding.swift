@@ -6,7 +6,7 @@ extension Archive {
     /// Encodes a value in the file's format.
     func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         do {
-            return try encoder.encode(value)
+            return Self.closingEmptyContainers(try encoder.encode(value))
         } catch let error as EncodingError {
             throw failure(.encodingFailed(detail: Self.describe(error)))
         } catch {
@@ -72,6 +72,39 @@ extension Archive {
             return (rewrite.bytes, unchangedPrefix(of: rewrite, replacing: state))
         }
         return (try encode(array: values), nil)
+    }
+
+    /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
+    /// line between the brackets.
+    ///
+    /// A newline in JSON is never inside a string, so a bracket followed by two newlines is always an empty
+    /// container's opening.
+    static func closingEmptyContainers(_ bytes: Data) -> Data {
+        let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+        guard bytes.count >= 4, bytes.withUnsafeBytes({ buffer in
+            zip(buffer, buffer.dropFirst()).contains { $0 == newline && $1 == newline }
+        }) else { return bytes }
+        var result = Data(capacity: bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            result.append(byte)
+            index += 1
+            guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{"), index + 1 < bytes.endIndex,
+                bytes[index] == newline, bytes[index + 1] == newline
+            else { continue }
+            var closing = index + 2
+            while closing < bytes.endIndex, bytes[closing] == space { closing += 1 }
+            if closing < bytes.endIndex, bytes[closing] == byte + 2 {  // "]" follows "[", "}" follows "{"
+                index = closing
+            }
+        }
+        return result
+    }
+
+    /// `bytes`, the whole file, ending with a newline, as editors and command-line tools expect of a text file.
+    static func endingWithNewline(_ bytes: inout Data) {
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
     }
 
     private static func describe(_ error: EncodingError) -> String {

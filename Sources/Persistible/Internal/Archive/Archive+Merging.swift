@@ -137,7 +137,7 @@ extension Archive {
     /// Writes `additions`, which the file does not hold, after the values of `state`, and adds them to `state`.
     private func append(_ additions: [Value], to state: inout ArchiveState<Value>, file: AtomicFile) throws {
         let encoded = try encode(array: additions)
-        let bytes: Data
+        var bytes: Data
         let unchangedPrefix: AtomicFile.UnchangedPrefix?
         do {
             // Scoped, so that `state.values` is the only reference again when it grows below.
@@ -146,6 +146,7 @@ extension Archive {
                 appending: encoded, to: &state, storedCount: existing.count, allValues: existing + additions
             )
         }
+        Self.endingWithNewline(&bytes)
         state.identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         state.isSingleValue = false

@@ -96,6 +96,7 @@ extension Archive {
             }
             isSingleValue = false
         }
+        Self.endingWithNewline(&bytes)
         let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         var state = ArchiveState<Value>(
             identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
