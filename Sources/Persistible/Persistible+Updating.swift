@@ -83,8 +83,9 @@ extension Persistible where Self: Codable & Hashable {
 extension Array where Element: Persistible & Codable & Hashable {
     /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
     ///
-    /// Of several values with one identity (one `id` for an `Identifiable` type, else equal values) the first is
-    /// kept, as ``Store/replaceAll(with:)-(Sequence<Object>)`` does. An empty array leaves the file holding an empty array, `[]`,
+    /// Of several values with one identity (one `id` for an `Identifiable` type, else equal values) the last stands
+    /// where the first stood, as if they were saved one after the other, as ``Array/saveToFile()`` and
+    /// ``Store/replaceAll(with:)-(Sequence<Object>)`` do. An empty array leaves the file holding an empty array, `[]`,
     /// rather than deleting it. Nothing is written when the file holds exactly these values already.
     ///
     /// ```swift
@@ -96,9 +97,7 @@ extension Array where Element: Persistible & Codable & Hashable {
     ///
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/overwriteFile()``.
     public func overwriteFile() throws {
-        let identity = RecordIdentity<Element>()
-        var seen = Set<AnyHashable>()
-        let values = filter { seen.insert(identity.of($0)).inserted }
+        let values = Archive<Element>.applyingInOrder(self, identity: RecordIdentity<Element>())
         _ = try Element.archive().overwrite(with: .array(values))
     }
 }

@@ -183,3 +183,55 @@ import Testing
         }
     }
 }
+
+/// One rule for values with one identity, whichever path writes them: they count as saved one after the other, so
+/// the later value stands where the first of them stood. And every read returns a file's records as stored.
+@Suite struct OneIdentityRuleTests {
+    private let milk = Todo(id: 1, title: "milk")
+    private let bread = Todo(id: 2, title: "bread")
+    private let oatMilk = Todo(id: 1, title: "oat milk")
+
+    @Test func everyWriteKeepsTheLaterOfTwoValuesWithOneIdentityWhereTheFirstStood() throws {
+        try inTemporaryDirectory { _ in
+            let given = [milk, bread, oatMilk]
+            try given.saveToFile()
+            #expect(try Todo.loadListFromFile() == [oatMilk, bread])
+            try Todo.deleteFile()
+            try given.overwriteFile()
+            #expect(try Todo.loadListFromFile() == [oatMilk, bread])
+            try Todo.deleteFile()
+            let store = FileStore<Todo>()
+            try store.replaceAll(with: given)
+            #expect(try store.all() == [oatMilk, bread])
+            try store.deleteAll()
+            let changes = try store.synchronize(with: given)
+            #expect(changes.added == [oatMilk, bread])
+            #expect(try store.all() == [oatMilk, bread])
+            try store.insert(contentsOf: [bread, milk])
+            #expect(try store.all() == [milk, bread])
+
+            let memory = MemoryStore<Todo>()
+            try memory.replaceAll(with: given)
+            #expect(try memory.all() == [oatMilk, bread])
+            try memory.synchronize(with: [bread, milk, bread])
+            #expect(try memory.all() == [bread, milk])
+        }
+    }
+
+    @Test func everyReadReturnsAHandEditedFileWithARepeatedIdentityAsStored() throws {
+        try inTemporaryDirectory { _ in
+            try Data(#"[{"id":1,"title":"milk","done":false},{"id":2,"title":"bread","done":false},{"id":1,"title":"oat milk","done":false}]"#.utf8)
+                .write(to: Todo.archiveUrl)
+            let stored = [milk, bread, oatMilk]
+            #expect(try Todo.loadListFromFile() == stored)
+            let store = FileStore<Todo>()
+            #expect(try store.all() == stored)
+            #expect(try store.filter(where: \.id >= 1).result() == stored)
+            #expect(try store.filter(where: \.id == 1).count() == 2)
+            #expect(try store.read { try $0.filter(where: \.id >= 1).result() } == stored)
+            #expect(try store.write { try $0.filter(where: \.id >= 1).result() } == stored)
+            // Records given to a new store count as inserted one after the other, as a write's do.
+            #expect(try MemoryStore(stored).all() == [oatMilk, bread])
+        }
+    }
+}

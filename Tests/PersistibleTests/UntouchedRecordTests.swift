@@ -63,17 +63,20 @@ import Testing
         }
     }
 
-    @Test func overwritingKeepsTheFirstCopyOfARepeatedIdentityByteForByte() throws {
+    @Test func overwritingKeepsTheLastCopyOfARepeatedIdentityByteForByteWhereTheFirstStood() throws {
         try inTemporaryDirectory { _ in
             try installRepeated()
             let read = try AddedField.V1.loadListFromFile()
             #expect(read.map(\.title) == ["First", "Second", "Other"])
-            // An overwrite keeps the first of several values with one identity, as documented.
+            // An overwrite keeps the last of several values with one identity where the first stood, as documented,
+            // with the stored bytes of the record it holds: the second copy's, not the first's keys around it.
             try read.overwriteFile()
-            let first = String(Self.repeated.prefix(through: try #require(Self.repeated.firstIndex(of: "}"))))
+            let second = try #require(Self.repeated.range(of: "  {\n    \"id\" : \"1\",\n    \"k2\""))
+            let secondRecord = String(Self.repeated[second.lowerBound...].prefix(through: try #require(
+                Self.repeated[second.lowerBound...].firstIndex(of: "}"))))
             let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
-            #expect(text.hasPrefix(first + ",\n  {\n    \"id\" : \"b\""))
-            #expect(try AddedField.V1.loadListFromFile().map(\.title) == ["First", "Other"])
+            #expect(text.hasPrefix("[\n" + secondRecord + ",\n  {\n    \"id\" : \"b\""), "\(text)")
+            #expect(try AddedField.V1.loadListFromFile().map(\.title) == ["Second", "Other"])
         }
     }
 

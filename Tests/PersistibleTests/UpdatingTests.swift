@@ -200,11 +200,11 @@ import Testing
         }
     }
 
-    @Test func overwritingKeepsTheFirstOfSeveralValuesWithOneIdentity() throws {
+    @Test func overwritingKeepsTheLastOfSeveralValuesWithOneIdentityWhereTheFirstStood() throws {
         try inTemporaryDirectory { _ in
             let first = Todo(id: 1, title: "first")
             try [first, Todo(id: 2, title: "two"), Todo(id: 1, title: "again")].overwriteFile()
-            #expect(try Todo.loadListFromFile() == [first, Todo(id: 2, title: "two")])
+            #expect(try Todo.loadListFromFile() == [Todo(id: 1, title: "again"), Todo(id: 2, title: "two")])
         }
     }
 }

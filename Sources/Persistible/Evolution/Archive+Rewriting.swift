@@ -226,8 +226,23 @@ extension Archive {
         var originals: [Int: Value] = [:]
         let sources = values.map { value -> RecordSource in
             let key = identity.of(value)
-            guard let position = stored[key] else { return .new }
-            stored[key] = next[position] < 0 ? nil : next[position]
+            guard let first = stored[key] else { return .new }
+            // Of several stored records with this identity, the one that holds this very value keeps its bytes;
+            // failing that, the first in line is the one changed.
+            var previous = -1
+            var position = first
+            while original(position) != value, next[position] >= 0 {
+                previous = position
+                position = next[position]
+            }
+            if original(position) != value {
+                (previous, position) = (-1, first)
+            }
+            if previous < 0 {
+                stored[key] = next[position] < 0 ? nil : next[position]
+            } else {
+                next[previous] = next[position]
+            }
             let read = original(position)
             guard read != value else { return .unchanged(position) }
             originals[position] = read

@@ -17,11 +17,18 @@ public final class MemoryStore<Object: Hashable>: Store {
         state = Locked(State(records: []))
     }
 
-    /// Creates a store holding `records`, in order; of several records with one identity, the first is kept.
+    /// Creates a store holding `records`, in order, as if inserted one after the other: of several records with one
+    /// identity, the last stands where the first stood.
     public init(_ records: some Sequence<Object>) {
         var writer = StoreWriter(records: [], identity: identity, location: Self.location)
         writer.replaceAll(with: records)
         state = Locked(State(records: writer.records))
+    }
+
+    /// A store holding `records` exactly as stored, several with one identity included: what a query over a file's
+    /// records reads.
+    init(asStored records: [Object]) {
+        state = Locked(State(records: records))
     }
 
     private static var location: URL { URL(string: "memory:")! }

@@ -43,7 +43,7 @@ public struct StoreReader<Object: Hashable> {
 
     /// A query over these records.
     public func filter(where filter: StoreFilter<Object>) -> StoreQuery<MemoryStore<Object>> {
-        MemoryStore(records).filter(where: filter)
+        MemoryStore(asStored: records).filter(where: filter)
     }
 }
 

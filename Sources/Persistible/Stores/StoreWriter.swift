@@ -77,7 +77,7 @@ public struct StoreWriter<Object: Hashable> {
 
     /// A query over the records, including the block's changes so far.
     public func filter(where filter: StoreFilter<Object>) -> StoreQuery<MemoryStore<Object>> {
-        MemoryStore(records).filter(where: filter)
+        MemoryStore(asStored: records).filter(where: filter)
     }
 
     // MARK: - Changing
@@ -144,18 +144,24 @@ public struct StoreWriter<Object: Hashable> {
 
     /// Makes the records exactly `objects`, in their order, and reports what changed.
     ///
-    /// Of several objects with one identity, the first is kept. In a ``DomainStore``, stored records that no
+    /// Of several objects with one identity, the last stands where the first stood, as if they were inserted one
+    /// after the other. In a ``DomainStore``, stored records that no
     /// domain value could be made from are removed too, and counted in
     /// ``SynchronizeResult/removedUnconvertible``.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
         var incoming: [AnyHashable: Object] = [:]
         var ordered: [Object] = []
+        var positions: [AnyHashable: Int] = [:]
         for object in objects {
             let key = identity.of(object)
-            guard incoming[key] == nil else { continue }
             incoming[key] = object
-            ordered.append(object)
+            if let position = positions[key] {
+                ordered[position] = object
+            } else {
+                positions[key] = ordered.count
+                ordered.append(object)
+            }
         }
 
         var result = SynchronizeResult<Object>()
@@ -196,7 +202,8 @@ public struct StoreWriter<Object: Hashable> {
         return result
     }
 
-    /// Makes the records exactly `objects`, in their order.
+    /// Makes the records exactly `objects`, in their order; of several with one identity, the last stands where the
+    /// first stood.
     public mutating func replaceAll(with objects: some Sequence<Object>) {
         synchronize(with: objects)
     }
