@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Declare one for each earlier version in ``Persistible/archiveMigrations``, newest first. Each record of a file
 /// is decoded as the current type first, then as each earlier version in the declared order, so a file that mixes
-/// versions loads. Loads migrate in memory and write nothing; the next write of the file stores every record in
-/// the current format.
+/// versions loads; a record that lacks a key of ``Persistible/archiveDefaults`` is decoded as each earlier version
+/// before the defaults fill it. Loads migrate in memory and write nothing; the next write of the file stores every
+/// record in the current format.
 ///
 /// Make the frozen copy `Codable`, not only `Decodable`: a write can then tell which keys of a migrated record the
 /// old type knows (its own encoding of the value it read) and carry the others, such as keys a newer version
