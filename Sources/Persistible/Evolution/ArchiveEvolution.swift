@@ -7,14 +7,29 @@ import Foundation
 /// (a load of an unchanged file costs a `stat`), and they should not pay for building migrations they never use.
 struct ArchiveEvolution<Value: Codable>: Sendable {
     private let source: (any EvolutionSource<Value>)?
+    /// The encoding of a value that fills what a record still lacks after the declared defaults, one key at a time
+    /// as the decoder asks for it: the default value a settings call was given.
+    private(set) var fallback: Data?
 
     static var none: Self { Self(source: nil) }
+
+    private init(source: (any EvolutionSource<Value>)?) {
+        self.source = source
+    }
+
+    /// These declarations, with what a record still lacks taken from `encoding`.
+    func filling(from encoding: Data) -> Self {
+        var filling = self
+        filling.fallback = encoding
+        return filling
+    }
 
     /// The type's migrations, in the declared order.
     var migrations: [ArchiveMigration<Value>] { source?.migrations ?? [] }
 
     /// Whether the type declares neither defaults nor migrations.
     var isEmpty: Bool {
+        guard fallback == nil else { return false }
         guard let source else { return true }
         return !source.hasDefaults && source.migrations.isEmpty
     }
@@ -192,6 +207,23 @@ extension DefaultsObject {
     func filled(_ record: Data) -> Data? {
         let (bytes, _, filled) = fill(record, records: [0..<record.count])
         return filled.isEmpty ? nil : bytes
+    }
+
+    /// Only the member at `path`, the keys as the type reads them, in the objects above it; `nil` if these
+    /// defaults hold nothing there.
+    func only(at path: [String], under parents: [String] = []) -> DefaultsObject? {
+        guard let key = path.first,
+            var member = members.first(where: { keys.read($0.name, at: parents) == key })
+        else { return nil }
+        if path.count > 1 {
+            guard let child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key]) else {
+                return nil
+            }
+            member.child = child
+        }
+        var only = self
+        only.members = [member]
+        return only
     }
 
     /// `bytes` with the records at `ranges` filled from these defaults, the records' ranges in the result, and

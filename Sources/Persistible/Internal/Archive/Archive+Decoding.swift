@@ -133,8 +133,9 @@ extension Archive {
 
     /// Decodes one record. One that lacks no key of the defaults is decoded as the current type, then as each older
     /// type; one that lacks a key is decoded as each older type first, then as the current type with its defaults
-    /// filled, so that a default never stands in for what the record holds under a key an older type reads. Where
-    /// the value came from is returned with it.
+    /// filled, so that a default never stands in for what the record holds under a key an older type reads. A
+    /// default value a settings call was given fills last, only the keys the decoder asks for. Where the value
+    /// came from is returned with it.
     ///
     /// - Parameters:
     ///   - defaults: The defaults to fill, unless the caller has filled them.
@@ -144,6 +145,7 @@ extension Archive {
     ) -> RecordDecoding<Value> {
         let raw = bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
         let filled = filled ?? defaults?.filled(raw)
+        var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
         if filled == nil {
@@ -167,6 +169,21 @@ extension Archive {
                 return .success((try decoder.decode(Value.self, from: filled), .filled))
             } catch {
                 currentFailure = error
+            }
+        }
+        // One key at a time, as the decoder asks for it: a key it can do without, such as an optional, stays
+        // missing, as it would without a default value.
+        if let fallback = evolution.fallback.flatMap({ DefaultsObject(encoding: $0, keys: KeyReading(decoder)) }) {
+            while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
+                let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
+                    .filled(current)
+            {
+                current = next
+                do {
+                    return .success((try decoder.decode(Value.self, from: current), .filled))
+                } catch {
+                    currentFailure = error
+                }
             }
         }
         let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
