@@ -64,11 +64,6 @@ import Testing
         static var archiveDefaults: Cafe? { Cafe(café: "") }
     }
 
-    private func store<T: Persistible>(_ text: String, as type: T.Type) throws {
-        try FileManager.default.createDirectory(at: T.archiveDirectory, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: T.archiveUrl)
-    }
-
     private func objects<T: Persistible>(of type: T.Type) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: bytes(of: type)) as? [[String: Any]])
     }
@@ -76,8 +71,8 @@ import Testing
     @Test func theReadmeExampleMigratesAnOldRecordRatherThanFillingItsDefault() throws {
         try inTemporaryDirectory { _ in
             typealias Task = Readme.Task
-            try store(
-                #"[{"id":"a","name":"Buy milk"},{"id":"b","title":"Call Amy"},{"id":"c","title":"Read","priority":2}]"#,
+            try install(
+                json: #"[{"id":"a","name":"Buy milk"},{"id":"b","title":"Call Amy"},{"id":"c","title":"Read","priority":2}]"#,
                 as: Task.self
             )
             let before = try bytes(of: Task.self)
@@ -95,7 +90,7 @@ import Testing
 
     @Test func aSnakeCaseRecordKeepsItsValuesAndIsNotWrittenBesideADefault() throws {
         try inTemporaryDirectory { _ in
-            try store(#"[{"user_name":"ann","login_count":3}]"#, as: SnakeAccount.self)
+            try install(json: #"[{"user_name":"ann","login_count":3}]"#, as: SnakeAccount.self)
             #expect(try SnakeAccount.loadListFromFile() == [SnakeAccount(userName: "ann", loginCount: 3)])
 
             try SnakeAccount(userName: "bob", loginCount: 1).saveToFile()
@@ -110,7 +105,7 @@ import Testing
         try inTemporaryDirectory { _ in
             // The stored `user_name` is the key the type reads as `userName`: the new encoding replaces it rather
             // than being written beside it, which would leave two spellings of one key.
-            try store(#"{"user_name":"ann","login_count":3,"team":"blue"}"#, as: SnakeAccount.self)
+            try install(json: #"{"user_name":"ann","login_count":3,"team":"blue"}"#, as: SnakeAccount.self)
             try SnakeAccount.update(default: SnakeAccount(userName: "", loginCount: 0)) { $0.loginCount += 1 }
             let object = try #require(
                 try JSONSerialization.jsonObject(with: bytes(of: SnakeAccount.self)) as? [String: Any]
@@ -122,7 +117,7 @@ import Testing
 
     @Test func aCustomKeyStrategyIsHonouredAtEveryDepth() throws {
         try inTemporaryDirectory { _ in
-            try store(#"[{"NAME":"ann","PROFILE":{"CITY":"Accra"}}]"#, as: Shouted.self)
+            try install(json: #"[{"NAME":"ann","PROFILE":{"CITY":"Accra"}}]"#, as: Shouted.self)
             let before = try bytes(of: Shouted.self)
             #expect(try Shouted.loadListFromFile() == [Shouted(name: "ann", profile: .init(city: "Accra", zip: ""))])
             #expect(try bytes(of: Shouted.self) == before)
@@ -132,7 +127,7 @@ import Testing
     @Test(arguments: [#"cafe\u0301"#, "cafe\u{301}"])
     func aKeyInAnotherNormalizationFormIsTheKey(_ spelling: String) throws {
         try inTemporaryDirectory { _ in
-            try store(#"[{"\#(spelling)":"Lotus","open":true}]"#, as: Cafe.self)
+            try install(json: #"[{"\#(spelling)":"Lotus","open":true}]"#, as: Cafe.self)
             let before = try bytes(of: Cafe.self)
             #expect(try Cafe.loadListFromFile() == [Cafe(café: "Lotus", open: true)])
             try Cafe(café: "Ikoyi").saveToFile()

@@ -61,16 +61,11 @@ extension ChainExample.Task {
 }
 
 @Suite struct DocumentedEvolutionExampleTests {
-    private func store<T: Persistible>(_ text: String, as type: T.Type) throws {
-        try FileManager.default.createDirectory(at: T.archiveDirectory, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: T.archiveUrl)
-    }
-
     @Test func theArticlesTaskReadsEveryVersionWithItsDefaultsAndMigration() throws {
         typealias Task = ArticleExample.Task
         try inTemporaryDirectory { _ in
-            try store(
-                #"[{"id":"a","name":"Buy milk","estimate":"3h"},{"id":"b","title":"Call Amy"},"#
+            try install(
+                json: #"[{"id":"a","name":"Buy milk","estimate":"3h"},{"id":"b","title":"Call Amy"},"#
                     + #"{"id":"c","title":"Read","priority":2,"hours":1}]"#,
                 as: Task.self
             )
@@ -84,8 +79,8 @@ extension ChainExample.Task {
     @Test func theArticlesChainReadsEachVersion() throws {
         typealias Task = ChainExample.Task
         try inTemporaryDirectory { _ in
-            try store(
-                #"[{"id":"a","name":"One"},{"id":"b","title":"Two"},{"id":"c","title":"Three","done":true}]"#,
+            try install(
+                json: #"[{"id":"a","name":"One"},{"id":"b","title":"Two"},{"id":"c","title":"Three","done":true}]"#,
                 as: Task.self
             )
             #expect(try Task.loadListFromFile() == [
@@ -98,7 +93,7 @@ extension ChainExample.Task {
     @Test func theArticlesMismatchExampleCatchesAFileNoVersionReads() throws {
         typealias Task = ArticleExample.Task
         try inTemporaryDirectory { _ in
-            try store(#"[{"id":"a","title":"Buy milk"},{"id":"b","title":7}]"#, as: Task.self)
+            try install(json: #"[{"id":"a","title":"Buy milk"},{"id":"b","title":7}]"#, as: Task.self)
             var tasks: [Task] = []
             var printed: [String] = []
             func print(_ item: Any) { printed.append("\(item)") }
@@ -119,7 +114,7 @@ extension ChainExample.Task {
         typealias Task = ArticleExample.Task
         try inTemporaryDirectory { _ in
             let damaged = #"[{"id":"a","name":"Buy milk","estimate":"2h"},{"id":"b","title":"#
-            try store(damaged, as: Task.self)
+            try install(json: damaged, as: Task.self)
             let salvaged = try Task.salvageFile()           // writes nothing
             let aside = try Task.moveFileAside()            // Task.unreadable-20261123T064002Z.json, beside it
             try salvaged.values.saveToFile()                // start again with what could be read

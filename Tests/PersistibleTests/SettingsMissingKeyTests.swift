@@ -35,15 +35,11 @@ import Testing
 
     private let fallback = Window(theme: "light", fontSize: 12, frame: .init(width: 640, height: 480))
 
-    private func store<T: Persistible>(_ text: String, as type: T.Type) throws -> Data {
-        try FileManager.default.createDirectory(at: T.archiveDirectory, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: T.archiveUrl)
-        return Data(text.utf8)
-    }
-
     @Test func aLoadTakesTheMissingKeysFromTheDefaultAtEveryDepthAndWritesNothing() throws {
         try inTemporaryDirectory { _ in
-            let stored = try store(#"{"theme":"dark","frame":{"width":800},"plugins":["spell"]}"#, as: Window.self)
+            let stored = try install(
+                json: #"{"theme":"dark","frame":{"width":800},"plugins":["spell"]}"#, as: Window.self
+            )
             let loaded = try Window.loadFromFile(default: fallback)
             #expect(loaded == Window(theme: "dark", fontSize: 12, frame: .init(width: 800, height: 480)))
             #expect(try bytes(of: Window.self) == stored)
@@ -52,7 +48,7 @@ import Testing
 
     @Test func anUpdateTakesTheMissingKeysAndKeepsTheUnknownOnes() throws {
         try inTemporaryDirectory { _ in
-            _ = try store(#"{"theme":"dark","frame":{"width":800},"plugins":["spell"]}"#, as: Window.self)
+            try install(json: #"{"theme":"dark","frame":{"width":800},"plugins":["spell"]}"#, as: Window.self)
             let updated = try Window.update(default: fallback) { $0.fontSize += 1 }
             #expect(updated == Window(theme: "dark", fontSize: 13, frame: .init(width: 800, height: 480)))
             let object = try #require(
@@ -66,7 +62,7 @@ import Testing
 
     @Test func aKeyTheDecoderCanDoWithoutStaysMissing() throws {
         try inTemporaryDirectory { _ in
-            _ = try store(#"{}"#, as: Noted.self)
+            try install(json: #"{}"#, as: Noted.self)
             #expect(try Noted.loadFromFile(default: Noted(fontSize: 12, note: "passed")) == Noted(fontSize: 12))
         }
     }
@@ -74,7 +70,7 @@ import Testing
     @Test func theArticlesSettingsFromAnEarlierVersionLoad() throws {
         try inTemporaryDirectory { _ in
             // Written by version 1, which had no `showsToolbar`.
-            _ = try store(#"{"fontSize":16,"theme":"dark"}"#, as: Settings.self)
+            try install(json: #"{"fontSize":16,"theme":"dark"}"#, as: Settings.self)
             let settings = try Settings.loadFromFile(default: Settings())   // showsToolbar: true, from Settings()
             #expect(settings == Settings(theme: "dark", fontSize: 16, showsToolbar: true))
         }
@@ -82,7 +78,7 @@ import Testing
 
     @Test func declaredDefaultsKeepTheirMeaning() throws {
         try inTemporaryDirectory { _ in
-            let stored = try store(#"{"theme":"dark"}"#, as: Declared.self)
+            let stored = try install(json: #"{"theme":"dark"}"#, as: Declared.self)
             let passed = Declared(theme: "light", fontSize: 20, note: "passed")
             #expect(try Declared.loadFromFile(default: passed) == Declared(theme: "dark", fontSize: 10))
             #expect(try bytes(of: Declared.self) == stored)
@@ -92,7 +88,7 @@ import Testing
     @Test func aDamagedOrMismatchedFileStillThrowsAndIsKept() throws {
         for text in [#"{"theme":"dark","#, #"{"theme":"dark","fontSize":"big"}"#] {
             try inTemporaryDirectory { _ in
-                let stored = try store(text, as: Window.self)
+                let stored = try install(json: text, as: Window.self)
                 let error = persistenceError { _ = try Window.loadFromFile(default: fallback) }
                 guard case .unreadable = error?.reason else {
                     Issue.record("\(text): \(String(describing: error))")

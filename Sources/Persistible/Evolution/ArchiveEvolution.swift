@@ -147,9 +147,11 @@ struct DefaultsObject {
         let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
             count += 1
             let key = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
-            for index in members.indices where found[index] == nil && members[index].key.elementsEqual(key) {
-                found[index] = stored
-                return
+            for index in members.indices where found[index] == nil && members[index].key.count == key.count {
+                if members[index].key.withUnsafeBytes({ $0.elementsEqual(key) }) {
+                    found[index] = stored
+                    return
+                }
             }
             // A key of plain ASCII that the decoder reads as spelled is itself or nothing.
             spelledOtherwise = spelledOtherwise || key.contains(where: Self.mayBeSpelledOtherwise)
@@ -175,7 +177,9 @@ struct DefaultsObject {
             return (stored.shifted(by: range.lowerBound), child, members[index].name)
         }.sorted { $0.0.value.lowerBound < $1.0.value.lowerBound }
         for (stored, child, name) in nested where buffer[stored.value.lowerBound] == UInt8(ascii: "{") {
-            _ = child.insertions(into: buffer, at: stored.value, path: path + [keys.read(name, at: path)], &insertions)
+            // A decoder that reads keys as spelled needs no path, which would cost every record an array.
+            let below = keys.readsAsSpelled ? path : path + [keys.read(name, at: path)]
+            _ = child.insertions(into: buffer, at: stored.value, path: below, &insertions)
         }
         return true
     }
