@@ -2,9 +2,10 @@ import Foundation
 import Persistible
 import Testing
 
-// The code examples of the DocC article "Model evolution", copied as they stand there, each in a namespace of its
-// own so that its `Task` is the example's; what the article declares in an `extension` is declared in the type,
-// where the namespace's names resolve. The README's example is run by `DefaultPrecedenceTests`.
+// The code examples of the DocC article "Model evolution" and of the evolution symbols' documentation, copied as
+// they stand there, each in a namespace of its own so that its `Task` is the example's; what an example declares in
+// an `extension` is declared in the type, where the namespace's names resolve, and `print` is captured. The README's
+// example is run by `DefaultPrecedenceTests`, the "Settings and Editing" one by `SettingsMissingKeyTests`.
 
 /// "A field added with a default" and "A field renamed, or its type changed": one `Task`, both declarations.
 enum ArticleExample {
@@ -58,6 +59,54 @@ extension ChainExample.TaskV2 {
 
 extension ChainExample.Task {
     init(v2: ChainExample.TaskV2) { self.init(id: v2.id, title: v2.title) }
+}
+
+/// The examples of `Persistible.archiveDefaults` and `Persistible.archiveMigrations`: one `Task`.
+enum SymbolExample {
+    struct TaskV1: Codable { var name: String }
+
+    struct Task: Codable, Hashable, Persistible {
+        var title: String
+        var priority: Int = 0   // added in version 2
+
+        static var archiveDefaults: Task? { Task(title: "") }
+
+        static var archiveMigrations: [ArchiveMigration<Task>] {
+            [.from(TaskV1.self) { old in Task(title: old.name) }]
+        }
+    }
+}
+
+/// The examples of `ArchiveMigration`, `from(_:_:)` and `then(_:)`.
+enum MigrationExample {
+    enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
+
+    struct Task: Codable, Hashable, Persistible {
+        enum State: String, Codable { case open, done }
+        var title: String
+        var state: State
+
+        static var archiveMigrations: [ArchiveMigration<Task>] {
+            [.from(TaskV1.Task.self) { old in Task(title: old.title, state: old.done ? .done : .open) }]
+        }
+    }
+
+    struct V1: Codable { var name: String }
+    struct V2: Codable {
+        var title: String
+        init(v1: V1) { title = v1.name }
+
+        static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
+    }
+    struct V3: Codable, Hashable, Persistible {
+        var title: String
+        var pinned = false
+        init(v2: V2) { title = v2.title }
+
+        static var archiveMigrations: [ArchiveMigration<V3>] {
+            [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
+        }
+    }
 }
 
 @Suite struct DocumentedEvolutionExampleTests {
@@ -122,6 +171,64 @@ extension ChainExample.Task {
             #expect(try Task.loadListFromFile() == [Task(id: "a", title: "Buy milk", hours: 2)])
             #expect(aside.deletingLastPathComponent().standardizedFileURL
                 == Task.archiveUrl.deletingLastPathComponent().standardizedFileURL)
+        }
+    }
+
+    @Test func theDefaultsAndMigrationsSymbolExamplesReadBothVersions() throws {
+        typealias Task = SymbolExample.Task
+        try inTemporaryDirectory { _ in
+            try install(
+                json: #"[{"name":"Buy milk"},{"title":"Read"},{"title":"Call Amy","priority":2}]"#, as: Task.self
+            )
+            #expect(try Task.loadListFromFile() == [
+                Task(title: "Buy milk"), Task(title: "Read"), Task(title: "Call Amy", priority: 2),
+            ])
+        }
+    }
+
+    @Test func theArchiveMigrationExamplesConvertEachVersion() throws {
+        try inTemporaryDirectory { _ in
+            typealias Task = MigrationExample.Task
+            try install(json: #"[{"title":"Buy milk","done":true},{"title":"Read","state":"open"}]"#, as: Task.self)
+            #expect(try Task.loadListFromFile() == [
+                Task(title: "Buy milk", state: .done), Task(title: "Read", state: .open),
+            ])
+
+            typealias V3 = MigrationExample.V3
+            typealias V2 = MigrationExample.V2
+            try install(json: #"[{"name":"One"},{"title":"Two"},{"title":"Three","pinned":true}]"#, as: V3.self)
+            #expect(try V3.loadListFromFile().map(\.title) == ["One", "Two", "Three"])
+            let fromV1ToV3 = V2.fromV1.then { v2 in V3(v2: v2) }
+            #expect(fromV1ToV3.sourceTypeName.hasSuffix("V1"))
+        }
+    }
+
+    /// The examples of `salvageFile()`, `SalvagedRecords` and `VersionMismatch`.
+    @Test func theSalvageAndMismatchSymbolExamplesSayWhatDoesNotRead() throws {
+        typealias Task = SymbolExample.Task
+        try inTemporaryDirectory { _ in
+            try install(json: #"[{"title":"Read"},{"title":7}]"#, as: Task.self)
+            var printed: [String] = []
+            func print(_ item: Any) { printed.append("\(item)") }
+            do {
+                _ = try Task.loadListFromFile()
+            } catch let error as PersistenceError {
+                if let mismatch = error.versionMismatch {
+                    print("Record \(mismatch.record ?? 0): \(mismatch.attempts.map(\.detail))")
+                }
+            }
+            let salvaged = try Task.salvageFile()
+            for record in salvaged.unreadable {
+                print("Record \(record.index) at \(record.codingPath): \(record.message)")
+            }
+            let aside = try Task.moveFileAside()
+            try salvaged.values.saveToFile()
+            print("Kept \(salvaged.values.count); the rest is in \(aside.path)")
+            #expect(printed.count == 3, "\(printed)")
+            #expect(printed.first?.hasPrefix("Record 1: ") == true, "\(printed)")
+            #expect(printed.dropFirst().first?.hasPrefix("Record 1 at [1].title: ") == true, "\(printed)")
+            #expect(printed.last?.hasPrefix("Kept 1; the rest is in ") == true, "\(printed)")
+            #expect(try Task.loadListFromFile() == [Task(title: "Read")])
         }
     }
 }

@@ -27,9 +27,14 @@ import Foundation
 /// once, `V3` converts `V2` and composes that migration with ``then(_:)``:
 ///
 /// ```swift
-/// static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
-/// static var archiveMigrations: [ArchiveMigration<V3>] {
-///     [.from(V2.self, V3.init(v2:)), fromV1.then(V3.init(v2:))]
+/// extension V2 {
+///     static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
+/// }
+///
+/// extension V3 {
+///     static var archiveMigrations: [ArchiveMigration<V3>] {
+///         [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
+///     }
 /// }
 /// ```
 ///
