@@ -115,6 +115,19 @@ import Testing
         }
     }
 
+    @Test func aSnakeCaseRecordThatLacksAKeyIsWrittenOnceInTheEncodersSpelling() throws {
+        try inTemporaryDirectory { _ in
+            try install(json: #"[{"user_name":"ann"}]"#, as: SnakeAccount.self)
+            #expect(try SnakeAccount.loadListFromFile() == [SnakeAccount(userName: "ann", loginCount: 0)])
+            // The record needed a default, so the next save writes it in the current format: once.
+            try SnakeAccount(userName: "bob", loginCount: 1).saveToFile()
+            #expect(try objects(of: SnakeAccount.self).map { $0.keys.sorted() } == [
+                ["loginCount", "userName"], ["loginCount", "userName"],
+            ])
+            #expect(try SnakeAccount.loadListFromFile().map(\.userName) == ["ann", "bob"])
+        }
+    }
+
     @Test func aCustomKeyStrategyIsHonouredAtEveryDepth() throws {
         try inTemporaryDirectory { _ in
             try install(json: #"[{"NAME":"ann","PROFILE":{"CITY":"Accra"}}]"#, as: Shouted.self)
