@@ -34,7 +34,13 @@ extension Persistible where Self: Codable & Hashable {
     /// let settings = try Settings.loadFromFile(default: Settings(theme: "light", fontSize: 12))
     /// ```
     ///
-    /// - Parameter defaultValue: The value to return when there is no file; evaluated only then.
+    /// A stored value that lacks a key its type requires (an earlier version wrote it, or a person deleted the
+    /// line) takes that key from the encoding of `defaultValue`, at every depth of nested objects, one key at a
+    /// time as the decoder asks for it: a missing optional still reads as `nil`. ``archiveDefaults``, where
+    /// declared, fill first.
+    ///
+    /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
+    ///   stored value lacks; evaluated only when there is no file or a stored value does not decode.
     /// - Returns: The stored value, or `defaultValue`.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
     ///   array, ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
@@ -42,7 +48,13 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``; or what `defaultValue` throws.
     public static func loadFromFile(default defaultValue: @autoclosure () throws -> Self) throws -> Self {
         let archive = try archive()
-        switch try archive.read()?.contents {
+        let state: ArchiveState<Self>?
+        do {
+            state = try archive.read()
+        } catch let error where error.versionMismatch != nil {
+            state = try archive.filling(from: defaultValue()).read()
+        }
+        switch state?.contents {
         case nil:
             return try defaultValue()
         case .single(let value):

@@ -11,6 +11,9 @@ extension Persistible where Self: Codable & Hashable {
     /// read to the write, updates from other threads and processes are applied one after the other and none is
     /// lost: two processes that each increment a counter 500 times leave it at 1,000.
     ///
+    /// A stored value that lacks a key its type requires takes it from the encoding of `defaultValue`, as
+    /// ``loadFromFile(default:)`` does, and the write stores it.
+    ///
     /// Nothing is written if `body` throws, or if it leaves the value equal to the stored one. When there is no
     /// file the result is written even if it equals `defaultValue`, so that a choice the user made stays made
     /// when a later version changes the default.
@@ -30,7 +33,8 @@ extension Persistible where Self: Codable & Hashable {
     /// does not know read as a fallback case) keeps its stored bytes unless `body` assigns it another value.
     ///
     /// - Parameters:
-    ///   - defaultValue: The value to start from when there is no file; evaluated only then.
+    ///   - defaultValue: The value to start from when there is no file, and whose encoding gives the keys a stored
+    ///     value lacks; evaluated only when there is no file or the stored value does not decode.
     ///   - body: Changes the value.
     /// - Returns: The value the file holds afterwards.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an

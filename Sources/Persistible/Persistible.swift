@@ -113,17 +113,21 @@ public protocol Persistible {
     /// ```
     ///
     /// Each key of the value's encoding that a stored record lacks is added with the encoding's value, at every
-    /// depth of nested objects; a key the record has is never replaced, and arrays are taken as they are. Loads
-    /// fill in memory and write nothing: the file keeps its bytes until a write changes it, and the next write
-    /// stores the filled records in the current format. Records that lack no key cost one scan of their bytes.
+    /// depth of nested objects; a key the record has is never replaced, under any spelling the decoder reads as
+    /// that key (a converted key, another Unicode normalization form), and arrays are taken as they are. A record
+    /// that lacks a key is decoded through ``archiveMigrations`` first, and filled only when no older type reads
+    /// it. Loads fill in memory and write nothing: the file keeps its bytes until a write changes it, and the next
+    /// write stores the filled records in the current format. Records that lack no key cost one scan of their bytes.
     ///
     /// The default is `nil`: no defaults. See <doc:ModelEvolution>.
     static var archiveDefaults: Self? { get }
 
     /// How to read records written by earlier versions of the type, newest first.
     ///
-    /// Each record is decoded as the current type (after ``archiveDefaults``), then as each migration's type in
-    /// this order; the first that reads it wins. A record that none reads makes the operation throw
+    /// Each record is decoded as the current type, then as each migration's type in this order; the first that
+    /// reads it wins. A record that lacks a key of ``archiveDefaults`` is decoded as each migration's type first, and
+    /// as the current type with the defaults filled last, so that a default never stands in for a key an older type
+    /// reads. A record that none reads makes the operation throw
     /// ``PersistenceError/Reason/unreadable(codingPath:detail:)`` with a ``PersistenceError/versionMismatch``
     /// saying what each version said, and nothing is written.
     ///

@@ -109,6 +109,7 @@ extension Archive {
         if !carried.isEmpty {
             let known = try encodedElements(carried.map(\.read))
             var lost: [String] = []
+            let keys = KeyReading(decoder)
             for (position, change) in carried.enumerated() {
                 // What the record holds: its stored bytes or, for a migrated record, its current-format form.
                 let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
@@ -123,7 +124,7 @@ extension Archive {
                     continue
                 }
                 let unknown = UnknownKeys(
-                    stored: storedTree, known: knownTree, storedBytes: storedBytes, knownBytes: knownBytes
+                    stored: storedTree, known: knownTree, storedBytes: storedBytes, knownBytes: knownBytes, keys: keys
                 )
                 guard !unknown.isEmpty else { continue }
                 let piece = encodedIndex[change.index]
@@ -291,7 +292,9 @@ extension Archive {
             let storedTree = JSONNode.parse(stored, at: storedRange),
             let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
-        let unknown = UnknownKeys(stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known)
+        let unknown = UnknownKeys(
+            stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known, keys: KeyReading(decoder)
+        )
         guard !unknown.isEmpty else { return encoding }
         guard let merged = unknown.carried(
             into: encoding, storedBytes: stored, knownBytes: known,

@@ -7,14 +7,29 @@ import Foundation
 /// (a load of an unchanged file costs a `stat`), and they should not pay for building migrations they never use.
 struct ArchiveEvolution<Value: Codable>: Sendable {
     private let source: (any EvolutionSource<Value>)?
+    /// The encoding of a value that fills what a record still lacks after the declared defaults, one key at a time
+    /// as the decoder asks for it: the default value a settings call was given.
+    private(set) var fallback: Data?
 
     static var none: Self { Self(source: nil) }
+
+    private init(source: (any EvolutionSource<Value>)?) {
+        self.source = source
+    }
+
+    /// These declarations, with what a record still lacks taken from `encoding`.
+    func filling(from encoding: Data) -> Self {
+        var filling = self
+        filling.fallback = encoding
+        return filling
+    }
 
     /// The type's migrations, in the declared order.
     var migrations: [ArchiveMigration<Value>] { source?.migrations ?? [] }
 
     /// Whether the type declares neither defaults nor migrations.
     var isEmpty: Bool {
+        guard fallback == nil else { return false }
         guard let source else { return true }
         return !source.hasDefaults && source.migrations.isEmpty
     }
@@ -71,6 +86,8 @@ struct DefaultsObject {
     struct Member {
         /// The key as the encoder wrote it, inside the quotes.
         var key: Data
+        /// The key unescaped, as the decoder's strategy takes it.
+        var name: String
         /// `"key":value`, to insert.
         var text: Data
         /// The value's own members, when it is an object: filled in a record's object under the same key.
@@ -78,16 +95,26 @@ struct DefaultsObject {
     }
 
     var members: [Member]
+    /// How the decoder reads keys: a record may hold a key under another spelling than the encoder's.
+    let keys: KeyReading
+    /// Whether a stored key of plain ASCII may be one of these keys without the same bytes: the decoder converts
+    /// keys, or one of these is escaped or not ASCII.
+    private let matchesOtherSpellings: Bool
 
     /// The defaults in `encoding`, or `nil` if it is not a JSON object.
-    init?(encoding: Data) {
+    init?(encoding: Data, keys: KeyReading) {
         guard let range = JSONScanner.valueRange(of: encoding) else { return nil }
-        self.init(encoding, at: range)
+        self.init(encoding, at: range, keys: keys)
     }
 
-    private init?(_ encoding: Data, at range: Range<Int>) {
+    private init?(_ encoding: Data, at range: Range<Int>, keys: KeyReading) {
         guard let members = JSONScanner.members(ofObjectIn: encoding, at: range) else { return nil }
         let base = encoding.startIndex
+        self.keys = keys
+        matchesOtherSpellings = !keys.readsAsSpelled || members.contains { member in
+            encoding[(base + member.key.lowerBound)..<(base + member.key.upperBound)]
+                .contains(where: Self.mayBeSpelledOtherwise)
+        }
         self.members = members.map { member in
             let key = encoding[(base + member.key.lowerBound)..<(base + member.key.upperBound)]
             let value = encoding[(base + member.value.lowerBound)..<(base + member.value.upperBound)]
@@ -95,29 +122,44 @@ struct DefaultsObject {
             text.append(key)
             text.append(contentsOf: Array("\":".utf8))
             text.append(value)
-            return Member(key: Data(key), text: text, child: DefaultsObject(encoding, at: member.value))
+            return Member(
+                key: Data(key), name: unescapedKey(key) ?? "", text: text,
+                child: DefaultsObject(encoding, at: member.value, keys: keys)
+            )
         }
     }
 
     /// Where to insert what the object at `range` of `buffer` lacks, at every depth: each as an offset into
     /// `buffer` and the bytes to insert there, appended to `insertions` in increasing order of offset.
     ///
+    /// A key counts as held when the record holds it under any spelling the decoder reads as that key.
+    ///
+    /// - Parameter path: The keys above the object, as the type reads them.
     /// - Returns: `false` if the bytes at `range` are not an object; nothing is added then.
     func insertions(
-        into buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ insertions: inout [(offset: Int, text: Data)]
+        into buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String] = [],
+        _ insertions: inout [(offset: Int, text: Data)]
     ) -> Bool {
         var found = [JSONScanner.Member?](repeating: nil, count: members.count)
         var count = 0
+        // Whether a stored key the bytes did not match may still be a default's key under another spelling.
+        var spelledOtherwise = matchesOtherSpellings
         let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
             count += 1
-            for index in members.indices where found[index] == nil {
-                if Self.key(stored.key.shifted(by: range.lowerBound), in: buffer, equals: members[index].key) {
+            let key = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
+            for index in members.indices where found[index] == nil && members[index].key.count == key.count {
+                if members[index].key.withUnsafeBytes({ $0.elementsEqual(key) }) {
                     found[index] = stored
-                    break
+                    return
                 }
             }
+            // A key of plain ASCII that the decoder reads as spelled is itself or nothing.
+            spelledOtherwise = spelledOtherwise || key.contains(where: Self.mayBeSpelledOtherwise)
         }
         guard isObject else { return false }
+        if spelledOtherwise, found.contains(where: { $0 == nil }) {
+            matchSpellings(in: buffer, at: range, path: path, &found)
+        }
         var missing = Data()
         for (index, member) in members.enumerated() where found[index] == nil {
             if !missing.isEmpty { missing.append(UInt8(ascii: ",")) }
@@ -130,31 +172,64 @@ struct DefaultsObject {
             insertions.append((brace + 1, missing))
         }
         // Members are visited in stored order, so nested insertions come out in increasing order too.
-        let nested = members.indices.compactMap { index -> (JSONScanner.Member, DefaultsObject)? in
+        let nested = members.indices.compactMap { index -> (JSONScanner.Member, DefaultsObject, String)? in
             guard let stored = found[index], let child = members[index].child else { return nil }
-            return (stored.shifted(by: range.lowerBound), child)
+            return (stored.shifted(by: range.lowerBound), child, members[index].name)
         }.sorted { $0.0.value.lowerBound < $1.0.value.lowerBound }
-        for (stored, child) in nested where buffer[stored.value.lowerBound] == UInt8(ascii: "{") {
-            _ = child.insertions(into: buffer, at: stored.value, &insertions)
+        for (stored, child, name) in nested where buffer[stored.value.lowerBound] == UInt8(ascii: "{") {
+            // A decoder that reads keys as spelled needs no path, which would cost every record an array.
+            let below = keys.readsAsSpelled ? path : path + [keys.read(name, at: path)]
+            _ = child.insertions(into: buffer, at: stored.value, path: below, &insertions)
         }
         return true
     }
 
-    /// Whether the stored key at `range` is `key`, escapes and all.
-    private static func key(_ range: Range<Int>, in buffer: UnsafeRawBufferPointer, equals key: Data) -> Bool {
-        let stored = UnsafeRawBufferPointer(rebasing: buffer[range])
-        if stored.count == key.count, key.withUnsafeBytes({ $0.elementsEqual(stored) }) { return true }
-        // The same key may be written with different escapes: compare what they spell.
-        guard stored.contains(UInt8(ascii: "\\")) || key.contains(UInt8(ascii: "\\")) else { return false }
-        return unescaped(Data(stored)) == unescaped(key)
+    /// Whether a key holding `byte` may spell what other bytes spell too: an escape, or a character that has
+    /// other canonically equivalent forms.
+    private static func mayBeSpelledOtherwise(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == UInt8(ascii: "\\")
     }
 
-    private static func unescaped(_ key: Data) -> String? {
-        try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + key + Data("\"".utf8))
+    /// Finds, for each member `found` lacks, a stored key of the object at `range` that the decoder reads as it: a
+    /// second scan, paid only by records that lack a key as the encoder spells it.
+    private func matchSpellings(
+        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String], _ found: inout [JSONScanner.Member?]
+    ) {
+        let missing = members.indices.filter { found[$0] == nil }
+        _ = JSONScanner.forEachMember(in: buffer, at: range) { stored in
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
+            guard let key = unescapedKey(bytes) else { return }
+            if let index = missing.first(where: { found[$0] == nil && keys.same(key, members[$0].name, at: path) }) {
+                found[index] = stored
+            }
+        }
     }
 }
 
 extension DefaultsObject {
+    /// `record` with these defaults filled, or `nil` when it lacks none of them.
+    func filled(_ record: Data) -> Data? {
+        let (bytes, _, filled) = fill(record, records: [0..<record.count])
+        return filled.isEmpty ? nil : bytes
+    }
+
+    /// Only the member at `path`, the keys as the type reads them, in the objects above it; `nil` if these
+    /// defaults hold nothing there.
+    func only(at path: [String], under parents: [String] = []) -> DefaultsObject? {
+        guard let key = path.first,
+            var member = members.first(where: { keys.read($0.name, at: parents) == key })
+        else { return nil }
+        if path.count > 1 {
+            guard let child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key]) else {
+                return nil
+            }
+            member.child = child
+        }
+        var only = self
+        only.members = [member]
+        return only
+    }
+
     /// `bytes` with the records at `ranges` filled from these defaults, the records' ranges in the result, and
     /// which records gained a key.
     func fill(_ bytes: Data, records ranges: [Range<Int>]) -> (bytes: Data, ranges: [Range<Int>], filled: IndexSet) {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Declare one for each earlier version in ``Persistible/archiveMigrations``, newest first. Each record of a file
 /// is decoded as the current type first, then as each earlier version in the declared order, so a file that mixes
-/// versions loads. Loads migrate in memory and write nothing; the next write of the file stores every record in
-/// the current format.
+/// versions loads; a record that lacks a key of ``Persistible/archiveDefaults`` is decoded as each earlier version
+/// before the defaults fill it. Loads migrate in memory and write nothing; the next write of the file stores every
+/// record in the current format.
 ///
 /// Make the frozen copy `Codable`, not only `Decodable`: a write can then tell which keys of a migrated record the
 /// old type knows (its own encoding of the value it read) and carry the others, such as keys a newer version
@@ -26,9 +27,14 @@ import Foundation
 /// once, `V3` converts `V2` and composes that migration with ``then(_:)``:
 ///
 /// ```swift
-/// static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
-/// static var archiveMigrations: [ArchiveMigration<V3>] {
-///     [.from(V2.self, V3.init(v2:)), fromV1.then(V3.init(v2:))]
+/// extension V2 {
+///     static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
+/// }
+///
+/// extension V3 {
+///     static var archiveMigrations: [ArchiveMigration<V3>] {
+///         [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
+///     }
 /// }
 /// ```
 ///

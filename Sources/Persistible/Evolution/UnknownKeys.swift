@@ -38,9 +38,7 @@ indirect enum JSONNode {
     }
 
     private static func key(_ data: Data, _ range: Range<Int>) -> String? {
-        let bytes = data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
-        guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
-        return try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + bytes + Data("\"".utf8))
+        unescapedKey(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)])
     }
 
     func member(_ key: String) -> JSONNode? {
@@ -101,18 +99,30 @@ struct UnknownKeys {
     /// - Parameters:
     ///   - storedBytes: The bytes the `stored` ranges point into.
     ///   - knownBytes: The bytes the `known` ranges point into.
-    init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data) {
-        collect(stored, known, path: [], bytes: (storedBytes, knownBytes))
+    ///   - keys: How the decoder reads keys: a stored key it reads as a key of `known` is that key, whatever its
+    ///     spelling, and gives way to it rather than being kept beside it.
+    init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
+        collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
+    /// - Parameters:
+    ///   - path: Where `known` is, as its encoding spells the keys.
+    ///   - read: The same keys as the decoder reads them.
     private mutating func collect(
-        _ stored: JSONNode, _ known: JSONNode, path: [String], bytes: (stored: Data, known: Data)
+        _ stored: JSONNode, _ known: JSONNode, path: [String], read: [String], bytes: (stored: Data, known: Data),
+        keys: KeyReading
     ) {
         switch (stored, known) {
-        case (.object(let members, _), .object):
+        case (.object(let members, _), .object(let knownMembers, _)):
             for member in members {
-                if let knownValue = known.member(member.key) {
-                    collect(member.value, knownValue, path: path + [member.key], bytes: bytes)
+                if let match = knownMembers.first(where: { $0.key == member.key })
+                    ?? knownMembers.first(where: { keys.same(member.key, $0.key, at: read) })
+                {
+                    let readKey = keys.read(match.key, at: read)
+                    collect(
+                        member.value, match.value, path: path + [match.key], read: read + [readKey], bytes: bytes,
+                        keys: keys
+                    )
                 } else {
                     self.members.append(Member(path: path, key: member.key, value: member.value.range))
                 }
@@ -123,7 +133,7 @@ struct UnknownKeys {
             var inside = UnknownKeys()
             var differs = storedElements.count != knownElements.count
             for (element, knownElement) in zip(storedElements, knownElements) where !differs {
-                inside.collect(element, knownElement, path: [], bytes: bytes)
+                inside.collect(element, knownElement, path: [], read: [], bytes: bytes, keys: keys)
                 differs = !inside.isEmpty
             }
             // A set's elements are encoded in an order that changes from process to process: the same scalars in

@@ -167,7 +167,16 @@ func fixture(_ name: String) throws -> Data {
 
 /// Puts a fixture in place as `type`'s file.
 func install<T: Persistible>(_ name: String, as type: T.Type) throws -> Data {
-    let bytes = try fixture(name)
+    try install(bytes: fixture(name), as: type)
+}
+
+/// Puts `json` in place as `type`'s file, as an earlier version or a person left it.
+@discardableResult
+func install<T: Persistible>(json: String, as type: T.Type) throws -> Data {
+    try install(bytes: Data(json.utf8), as: type)
+}
+
+private func install<T: Persistible>(bytes: Data, as type: T.Type) throws -> Data {
     try FileManager.default.createDirectory(at: T.archiveDirectory, withIntermediateDirectories: true)
     try bytes.write(to: T.archiveUrl)
     return bytes

@@ -85,11 +85,12 @@ extension Archive {
     /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
     func defaultsObject() -> DefaultsObject? {
         guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
-        return DefaultsObject(encoding: encoding)
+        return DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
     }
 
     /// Decodes the records at `ranges` of `bytes`: all at once when they decode as the current type after their
-    /// defaults are filled, else one at a time, each as the current type, then as each older one.
+    /// defaults are filled and none that needed one may be an older type's, else one at a time (see
+    /// `decodeRecord(_:at:defaults:index:filled:)`).
     func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>]
     ) throws(PersistenceError) -> (values: [Value], stale: IndexSet, migrated: IndexSet) {
@@ -99,23 +100,28 @@ extension Archive {
         if let defaults = defaultsObject() {
             (source, filledRanges, stale) = defaults.fill(bytes, records: ranges)
         }
-        let failure: any Error
-        do {
-            return (try decoder.decode([Value].self, from: source), stale, IndexSet())
-        } catch {
-            failure = error
+        // A record that needed a default may hold what an older type reads under keys the current one lacks: the
+        // records are then read one at a time, so that a migration comes before the default.
+        if stale.isEmpty || evolution.migrations.isEmpty {
+            let failure: any Error
+            do {
+                return (try decoder.decode([Value].self, from: source), stale, IndexSet())
+            } catch {
+                failure = error
+            }
+            guard !evolution.migrations.isEmpty else { throw unreadable(failure, bytes: source) }
         }
-        guard !evolution.migrations.isEmpty else { throw unreadable(failure, bytes: source) }
         var values: [Value] = []
         var migrated = IndexSet()
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
-            let record = source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
-                + filledRanges[index].upperBound)]
-            let wasFilled = stale.contains(index)
-            switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: (record, wasFilled)) {
+            let filled = stale.contains(index)
+                ? source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
+                    + filledRanges[index].upperBound)] : nil
+            switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: filled) {
             case .success(let (value, origin)):
                 values.append(value)
+                stale.remove(index)
                 if origin != .stored { stale.insert(index) }
                 if origin == .migrated { migrated.insert(index) }
             case .failure(let mismatch):
@@ -125,31 +131,31 @@ extension Archive {
         return (values, stale, migrated)
     }
 
-    /// Decodes one record: as the current type with its defaults filled, then as each older type from its bytes as
-    /// stored. Where the value came from is returned with it.
+    /// Decodes one record. One that lacks no key of the defaults is decoded as the current type, then as each older
+    /// type; one that lacks a key is decoded as each older type first, then as the current type with its defaults
+    /// filled, so that a default never stands in for what the record holds under a key an older type reads. A
+    /// default value a settings call was given fills last, only the keys the decoder asks for. Where the value
+    /// came from is returned with it.
     ///
     /// - Parameters:
-    ///   - filled: The record with its defaults filled already, and whether that gained it a key, if the caller
-    ///     has it.
+    ///   - defaults: The defaults to fill, unless the caller has filled them.
+    ///   - filled: The record with its defaults filled already, when that gained it a key.
     func decodeRecord(
-        _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: (Data, Bool)? = nil
+        _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
         let raw = bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
-        var current = filled?.0 ?? raw
-        var isFilled = filled?.1 ?? false
-        if filled == nil, let defaults {
-            let (bytes, _, gained) = defaults.fill(raw, records: [0..<raw.count])
-            current = bytes
-            isFilled = !gained.isEmpty
-        }
+        let filled = filled ?? defaults?.filled(raw)
+        var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
-        var attempts: [VersionMismatch.Attempt] = []
-        do {
-            return .success((try decoder.decode(Value.self, from: current), isFilled ? .filled : .stored))
-        } catch {
-            let (path, detail) = Self.describe(error)
-            attempts.append(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail))
+        var currentFailure: (any Error)?
+        if filled == nil {
+            do {
+                return .success((try decoder.decode(Value.self, from: raw), .stored))
+            } catch {
+                currentFailure = error
+            }
         }
+        var attempts: [VersionMismatch.Attempt] = []
         for migration in evolution.migrations {
             do {
                 return .success((try migration.decode(raw, decoder), .migrated))
@@ -158,6 +164,30 @@ extension Archive {
                 attempts.append(.init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail))
             }
         }
+        if let filled {
+            do {
+                return .success((try decoder.decode(Value.self, from: filled), .filled))
+            } catch {
+                currentFailure = error
+            }
+        }
+        // One key at a time, as the decoder asks for it: a key it can do without, such as an optional, stays
+        // missing, as it would without a default value.
+        if let fallback = evolution.fallback.flatMap({ DefaultsObject(encoding: $0, keys: KeyReading(decoder)) }) {
+            while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
+                let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
+                    .filled(current)
+            {
+                current = next
+                do {
+                    return .success((try decoder.decode(Value.self, from: current), .filled))
+                } catch {
+                    currentFailure = error
+                }
+            }
+        }
+        let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
+        attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
     }
 

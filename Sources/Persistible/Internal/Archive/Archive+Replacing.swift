@@ -111,21 +111,41 @@ extension Archive {
     /// Reads the single value under the lock, or takes `defaultValue()` when there is no file, runs `body` on it
     /// and writes the result as a single value, unless it is what the file holds; returns the result.
     ///
-    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)`` and is left as it is.
+    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)`` and is left as it is. A
+    /// stored value that lacks a key its type requires takes it from `defaultValue()` (see `filling(from:)`).
     func update(
         default defaultValue: () throws -> Value,
         _ body: (inout Value) throws -> Void
     ) throws -> Value {
-        try rewrite { contents in
-            var value: Value
-            switch contents {
-            case nil: value = try defaultValue()
-            case .single(let stored): value = stored
-            case .array(let values): throw failure(.holdsArray(count: values.count))
+        var didRead = false
+        do {
+            return try rewrite { contents in
+                didRead = true
+                var value: Value
+                switch contents {
+                case nil: value = try defaultValue()
+                case .single(let stored): value = stored
+                case .array(let values): throw failure(.holdsArray(count: values.count))
+                }
+                try body(&value)
+                return (.single(value), value)
             }
-            try body(&value)
-            return (.single(value), value)
+        } catch let error as PersistenceError
+            where !didRead && error.versionMismatch != nil && evolution.fallback == nil
+        {
+            // The stored value did not decode: retried once with the default value's keys.
+            return try filling(from: defaultValue()).update(default: defaultValue, body)
         }
+    }
+
+    /// This archive, with what a record still lacks after the type's defaults taken from `value`'s encoding, one
+    /// key at a time as the decoder asks for it; uncached, since what it reads depends on `value`. For the default
+    /// value of a settings call, encoded only once a stored value does not decode.
+    func filling(from value: Value) throws(PersistenceError) -> Archive {
+        Archive(
+            url: url, path: path, namedAfter: namedType, encoder: encoder, decoder: decoder, durability: durability,
+            lockTimeout: lockTimeout, caches: false, evolution: evolution.filling(from: try encode(value))
+        )
     }
 
     /// Makes the file hold exactly `contents`; writes nothing when it does already.
