@@ -5,8 +5,10 @@ import Testing
 @Suite struct AsyncStoreTests {
     /// More async writes than the machine has cores wait for a lock that another process holds; other tasks must
     /// still run meanwhile. Were the waits on the cooperative pool, every pool thread would be blocked and the
-    /// probe task below could never run. A watchdog thread, outside the pool, then releases the lock after 20
-    /// seconds so that the test fails instead of hanging.
+    /// probe task below could never run. A watchdog thread, outside the pool, then releases the lock after 60
+    /// seconds so that the test fails instead of hanging. The bound is that long because in a parallel run the
+    /// synchronous tests that drive child processes and mounted file systems hold the pool's threads for seconds
+    /// at a time (on two cores, its only two), which delays the probe without anything being wrong.
     @Test func asyncWritesWaitingForALockLeaveTheCooperativePoolFree() async throws {
         let directory = try TemporaryDirectory()
         let holder = try ChildProcess("StressWriter", ["hold", directory.path], input: true)
@@ -18,7 +20,7 @@ import Testing
         let probed = DispatchSemaphore(value: 0)
         let watchdogFired = Counter()
         Thread {
-            if probed.wait(timeout: .now() + 20) == .timedOut {
+            if probed.wait(timeout: .now() + 60) == .timedOut {
                 watchdogFired.increment()
                 release()
             }
