@@ -6,6 +6,7 @@ import Persistible
 //     PersonDemo [--directory DIR]                      the walkthrough
 //     PersonDemo [--directory DIR] add NAME AGE SCHOOL
 //     PersonDemo [--directory DIR] remove NAME
+//     PersonDemo [--directory DIR] birthday NAME
 //     PersonDemo [--directory DIR] list [--older-than AGE] [--sort saved|name|age]
 //     PersonDemo [--directory DIR] config [sort saved|name|age]
 //     PersonDemo [--directory DIR] clear | path
@@ -19,6 +20,7 @@ let usage = """
     commands:
       add NAME AGE SCHOOL   save a person, unless saved already
       remove NAME           remove everyone with that name
+      birthday NAME         add a year to everyone with that name
       list                  print everyone saved, in the order they were first saved
         --older-than AGE    only those older than AGE
         --sort ORDER        saved, name, or age (then name); the default is the sort setting
@@ -95,6 +97,9 @@ func run(_ command: [String]) throws {
         guard command.count == 2 else { throw UsageError(message: "remove takes a NAME") }
         let name = command[1]
         guard try Person.removeFromFile(where: { $0.name == name }) > 0 else { throw NotFound(name: name) }
+    case "birthday":
+        guard command.count == 2 else { throw UsageError(message: "birthday takes a NAME") }
+        try birthday(of: command[1])
     case "config":
         try configure(Array(command.dropFirst()))
     case "list":
@@ -121,6 +126,19 @@ func add(_ person: Person) throws {
     } else {
         print("\(person.name) is already saved")
     }
+}
+
+/// Adds a year to everyone named `name`, reading and writing the list in one step under its lock: a load and a save
+/// made one after the other would let two birthdays at once count as one.
+func birthday(of name: String) throws {
+    let ages = try Person.updateList { people in
+        people = people.map { person in
+            person.name == name ? Person(name: person.name, age: person.age + 1, school: person.school) : person
+        }
+        return people.filter { $0.name == name }.map(\.age)
+    }
+    guard !ages.isEmpty else { throw NotFound(name: name) }
+    print("Happy birthday, \(name): \(ages.map(String.init).joined(separator: ", ")).")
 }
 
 func configure(_ arguments: [String]) throws {

@@ -97,3 +97,24 @@ extension Persistible where Self: Codable & Hashable {
         try completion(load())
     }
 }
+
+// MARK: - Look up
+
+extension Persistible where Self: Codable & Hashable & Identifiable {
+    /// The stored value with this `id`, or `nil` when the file holds none, or there is no file.
+    ///
+    /// ```swift
+    /// if let todo = try Todo.loadFromFile(id: 3) {
+    ///     print(todo.title)
+    /// }
+    /// ```
+    ///
+    /// Loading takes no lock and never waits, as ``loadFromFile()`` does. If the file holds several values with this
+    /// `id` (written by other means), the first is returned.
+    ///
+    /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does, except that no file is no error.
+    public static func loadFromFile(id: ID) throws -> Self? {
+        let archive = try archive()
+        return try archive.read()?.contents.values.first { $0.id == id }
+    }
+}

@@ -57,6 +57,50 @@ extension Persistible where Self: Codable & Hashable {
     }
 }
 
+// MARK: - Update a list
+
+extension Persistible where Self: Codable & Hashable {
+    /// Changes the values the file holds in one step under the file's lock: the read-modify-write that a list
+    /// several processes add to needs.
+    ///
+    /// Under the lock, it reads the values (none when there is no file, and a single value as an array of one),
+    /// runs `body` on them and makes the file hold the result as an array, in one atomic write. A load, a change
+    /// and a save made one after the other let another process save in between, and its save is lost: two
+    /// processes that each take the largest `id` plus one pick the same one. Here nobody writes between the read
+    /// and the write, so fresh `id`s never collide:
+    ///
+    /// ```swift
+    /// let id = try Todo.updateList { todos in
+    ///     let id = (todos.map(\.id).max() ?? 0) + 1
+    ///     todos.append(Todo(id: id, title: "Buy milk"))
+    ///     return id
+    /// }
+    /// ```
+    ///
+    /// Of several values with one identity in the result (one `id` for an `Identifiable` type, else equal values)
+    /// the last stands where the first stood, as ``Swift/Array/saveToFile()`` keeps them. Nothing is written if
+    /// `body` throws or leaves the values as they were. Records it leaves as they were keep their stored bytes, and
+    /// changed ones keep the keys this type does not know, as ``update(default:_:)`` keeps them.
+    ///
+    /// `body` runs while the lock is held: keep it short, and do not save, update or delete this type's file from
+    /// it (loading is fine), or it waits for itself.
+    ///
+    /// - Parameter body: Changes the values; what it returns is returned.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``PersistenceError`` in the same cases as ``update(default:_:)``, except that an array is what it
+    ///   expects; or what `body` throws. The file is then as it was.
+    @discardableResult
+    public static func updateList<Result>(_ body: (inout [Self]) throws -> Result) throws -> Result {
+        try archive().rewrite { contents in
+            let stored = contents?.values ?? []
+            var values = stored
+            let result = try body(&values)
+            guard values != stored else { return (nil, result) }
+            return (.array(Archive.applyingInOrder(values, identity: RecordIdentity<Self>())), result)
+        }
+    }
+}
+
 // MARK: - Overwrite
 
 extension Persistible where Self: Codable & Hashable {

@@ -27,6 +27,25 @@ import Testing
         #expect(try directory.contents() == ["Note.json", "Note.json.lock"])
     }
 
+    /// The README's way to add a record under the next free number: six processes adding 30 each, at once, keep
+    /// all 180, numbered 1 to 180, each reported by the process that added it and none by two.
+    @Test func processesTakingTheNextFreeIdAtOnceNeverCollide() throws {
+        let directory = try TemporaryDirectory()
+        let writers = try (0..<6).map { try ChildProcess("StressWriter", ["number", directory.path, "writer\($0)", "30"]) }
+        var reported: [String] = []
+        for writer in writers {
+            let result = writer.finish()
+            #expect(result.status == 0, "\(result.errors)")
+            reported += result.output.split(separator: "\n").map(String.init)
+        }
+        let stored = try withArchiveDirectory(directory.url) { try StressRecord.loadListFromFile() }
+        #expect(stored.count == 180)
+        #expect(Set(stored.map(\.id)) == Set((1...180).map(String.init)))
+        #expect(reported.sorted() == stored.map(\.id).sorted())
+        let byWriter = Dictionary(grouping: stored, by: \.payload).mapValues(\.count)
+        #expect(byWriter == Dictionary(uniqueKeysWithValues: (0..<6).map { ("writer\($0)", 30) }))
+    }
+
     @Test(arguments: Volume.allCases)
     func processesAppendingAtOnceLoseNothing(on volume: Volume) throws {
         let directory = try TemporaryDirectory(on: volume)

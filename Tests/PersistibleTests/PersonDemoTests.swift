@@ -48,6 +48,24 @@ import Testing
         #expect(try demo(directory, "list").output.contains("Amy") == false)
     }
 
+    /// Birthdays run by several processes at once each add their year: the demo changes the list in one step.
+    @Test func birthdaysAtOnceAreEachCounted() throws {
+        let directory = try TemporaryDirectory()
+        _ = try demo(directory)
+        let birthdays = try (0..<4).map { _ in
+            try ChildProcess("PersonDemo", ["--directory", directory.path, "birthday", "Samuel"])
+        }
+        for birthday in birthdays {
+            let result = birthday.finish()
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(result.output.hasPrefix("Happy birthday, Samuel: "))
+        }
+        #expect(try demo(directory, "list").output.hasPrefix("Samuel\t39\tAccra Academy\n"))
+        let nobody = try demo(directory, "birthday", "Nobody")
+        #expect(nobody.status == 1)
+        #expect(nobody.errors.contains("no one named 'Nobody'"))
+    }
+
     @Test(arguments: [["add", "Kofi"], ["add", "Kofi", "old", "School"], ["list", "--sort", "height"], ["fly"]])
     func badArgumentsPrintUsageAndExitWithTwo(_ arguments: [String]) throws {
         let directory = try TemporaryDirectory()

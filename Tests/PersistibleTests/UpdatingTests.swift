@@ -207,4 +207,73 @@ import Testing
             #expect(try Todo.loadListFromFile() == [Todo(id: 1, title: "again"), Todo(id: 2, title: "two")])
         }
     }
+
+    // MARK: - A list changed in one step
+
+    @Test func updatingAListReadsChangesAndWritesItInOneStep() throws {
+        try inTemporaryDirectory { _ in
+            let first = try Todo.updateList { todos -> Int in
+                #expect(todos.isEmpty)
+                todos.append(Todo(id: 1, title: "milk"))
+                return todos.count
+            }
+            #expect(first == 1)
+            #expect(try Todo.load() == .array([Todo(id: 1, title: "milk")]))
+            try Todo.updateList { todos in
+                todos[0].done = true
+                todos.append(Todo(id: 2, title: "bread"))
+                // Two values with one id: the later stands where the first stood.
+                todos.append(Todo(id: 1, title: "oat milk"))
+            }
+            #expect(try Todo.loadListFromFile() == [Todo(id: 1, title: "oat milk"), Todo(id: 2, title: "bread")])
+            #expect(try Todo.loadFromFile(id: 2) == Todo(id: 2, title: "bread"))
+            #expect(try Todo.loadFromFile(id: 3) == nil)
+        }
+    }
+
+    /// The README's example of a record under the next free number, as it stands there.
+    @Test func theReadmesNextFreeIdExampleAddsAndLooksUp() throws {
+        try inTemporaryDirectory { _ in
+            try [Todo(id: 1, title: "Buy milk"), Todo(id: 4, title: "Call Amy")].saveToFile()
+            let id = try Todo.updateList { todos in
+                let id = (todos.map(\.id).max() ?? 0) + 1
+                todos.append(Todo(id: id, title: "Buy bread"))
+                return id
+            }
+            let added = try Todo.loadFromFile(id: id)      // one record by its id; nil if there is none, or no file
+            #expect(id == 5)
+            #expect(added == Todo(id: 5, title: "Buy bread"))
+        }
+    }
+
+    @Test func updatingAListThatItLeavesAsItWasOrThatThrowsWritesNothing() throws {
+        try inTemporaryDirectory { _ in
+            try Todo(id: 1, title: "milk").saveToFile()
+            let single = try FileVersion(of: Todo.archiveUrl)
+            try Todo.updateList { todos in #expect(todos == [Todo(id: 1, title: "milk")]) }
+            // A single value stays one when nothing changed.
+            #expect(try FileVersion(of: Todo.archiveUrl) == single)
+            struct Refusal: Error {}
+            #expect(throws: Refusal.self) {
+                try Todo.updateList { todos in
+                    todos.removeAll()
+                    throw Refusal()
+                }
+            }
+            #expect(try FileVersion(of: Todo.archiveUrl) == single)
+            #expect(try Todo.load() == .single(Todo(id: 1, title: "milk")))
+        }
+    }
+
+    @Test func lookingUpAnIdNeedsNoFile() throws {
+        try inTemporaryDirectory { _ in
+            #expect(try Todo.loadFromFile(id: 1) == nil)
+            try Data("not json".utf8).write(to: Todo.archiveUrl)
+            let error = persistenceError { _ = try Todo.loadFromFile(id: 1) }
+            guard case .unreadable = error?.reason else {
+                Issue.record("expected unreadable, got \(String(describing: error))")
+                return
+            }
+        }
+    }
 }

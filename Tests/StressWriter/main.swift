@@ -8,6 +8,9 @@ import Persistible
 //     StressWriter transact DIR PREFIX COUNT
 //         Runs COUNT write blocks on a FileStore, each inserting two records and marking the previous block's
 //         first record "checked".
+//     StressWriter number DIR PREFIX COUNT
+//         Adds COUNT records one by one, each under the next free number as its id (the largest stored id plus
+//         one) in one `updateList` step, printing each id once its step has returned.
 //     StressWriter hold DIR
 //         Holds the lock inside a FileStore write block, printing "locked", until a line arrives on standard input.
 //     StressWriter fill DIR COUNT LIMIT
@@ -41,12 +44,12 @@ func number(at index: Int) -> Int? {
 }
 let mode = arguments.count > 2 ? arguments[1] : ""
 let shapes: [String: (count: Int, numberAt: Int?)] = [
-    "append": (5, 4), "transact": (5, 4), "fill": (5, 3), "hold": (3, nil),
+    "append": (5, 4), "transact": (5, 4), "number": (5, 4), "fill": (5, 3), "hold": (3, nil),
 ]
 guard let shape = shapes[mode], arguments.count == shape.count, shape.numberAt.map({ number(at: $0) != nil }) ?? true
 else {
     FileHandle.standardError.write(Data(
-        "usage: StressWriter append|transact DIR PREFIX COUNT | fill DIR COUNT LIMIT | hold DIR\n".utf8
+        "usage: StressWriter append|transact|number DIR PREFIX COUNT | fill DIR COUNT LIMIT | hold DIR\n".utf8
     ))
     exit(2)
 }
@@ -76,6 +79,15 @@ do {
                         writer.insert(previous)
                     }
                 }
+            }
+        case "number":
+            for _ in 0..<count {
+                let id = try StressRecord.updateList { records in
+                    let id = String((records.compactMap { Int($0.id) }.max() ?? 0) + 1)
+                    records.append(StressRecord(id: id, payload: arguments[3]))
+                    return id
+                }
+                FileHandle.standardOutput.write(Data((id + "\n").utf8))
             }
         case "hold":
             try FileStore<StressRecord>().write { _ in
