@@ -45,18 +45,27 @@ struct AppendWorkload {
                 throw WorkloadFailure(description: "append (edit in place): the save wrote nothing")
             }
         }
+        let unchangedDurable = {
+            guard try !Record(index: 0).saveToFile() else {
+                throw WorkloadFailure(description: "append (unchanged): a save of a stored value wrote")
+            }
+        }
         let floorDurable = { try IOFloor.rewrite(floorBytes, atPath: floorDurableFile.path, durable: true) }
         let floorNoSync = { try IOFloor.rewrite(floorBytes, atPath: floorNoSyncFile.path, durable: false) }
 
         // One untimed round first: the package's first save decodes the file and remembers it, which later saves,
         // the steady state of an app, do not repeat.
-        for warmUp in [packageDurable, packageNoSync, article, floorDurable, floorNoSync, identifiedNoSync, editNoSync] {
+        for warmUp in [
+            packageDurable, packageNoSync, article, floorDurable, floorNoSync, identifiedNoSync, editNoSync,
+            unchangedDurable,
+        ] {
             try warmUp()
         }
 
         var result = AppendResult(
             n: n, packageDurable: Samples(), packageNoSync: Samples(), article: Samples(),
-            floorDurable: Samples(), floorNoSync: Samples(), identifiedNoSync: Samples(), editNoSync: Samples()
+            floorDurable: Samples(), floorNoSync: Samples(), identifiedNoSync: Samples(), editNoSync: Samples(),
+            unchangedDurable: Samples()
         )
         for round in 0..<max(repetitions, articleRepetitions) {
             var contenders: [() throws -> Void] = []
@@ -68,6 +77,7 @@ struct AppendWorkload {
                     { result.floorNoSync.add(try Stopwatch.seconds(floorNoSync)) },
                     { result.identifiedNoSync.add(try Stopwatch.seconds(identifiedNoSync)) },
                     { result.editNoSync.add(try Stopwatch.seconds(editNoSync)) },
+                    { result.unchangedDurable.add(try Stopwatch.seconds(unchangedDurable)) },
                 ]
             }
             if round < articleRepetitions {

@@ -32,6 +32,8 @@ struct AppendResult {
     var identifiedNoSync: Samples
     /// An `Identifiable` record in the middle of the file edited and saved in place, no-sync: a whole rewrite.
     var editNoSync: Samples
+    /// A durable save of a value the file holds already: nothing to write, but the file and directory flushed.
+    var unchangedDurable: Samples
 }
 
 /// Several processes appending to one file, against the same appends made by one process alone.
