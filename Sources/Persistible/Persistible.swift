@@ -129,7 +129,8 @@ public protocol Persistible {
     /// as the current type with the defaults filled last, so that a default never stands in for a key an older type
     /// reads. A record that none reads makes the operation throw
     /// ``PersistenceError/Reason/unreadable(codingPath:detail:)`` with a ``PersistenceError/versionMismatch``
-    /// saying what each version said, and nothing is written.
+    /// saying what each version said, and nothing is written; unless ``archiveSkipsUnreadableRecords`` says to skip
+    /// it and keep it as stored.
     ///
     /// ```swift
     /// static var archiveMigrations: [ArchiveMigration<Task>] {
@@ -139,6 +140,38 @@ public protocol Persistible {
     ///
     /// The default is none. See ``ArchiveMigration`` and <doc:ModelEvolution>.
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
+
+    /// Whether reads skip the records of an array that no version of the type reads, and writes keep them as stored.
+    ///
+    /// A newer version of an app may write a record this version cannot read: an enum case it added, a field it made
+    /// required. By default such a record makes every operation throw, so one record written by a newer version
+    /// locks this version out of the whole file. Return `true` and this version works on the records it reads:
+    /// loads return them and skip the others, and every write (saves, updates, removals, ``overwriteFile()``, a
+    /// ``FileStore``'s `replaceAll` and `deleteAll`) keeps each skipped record byte for byte, where it stood among
+    /// its neighbours, for the version that wrote it. ``unreadableRecords()`` says how many there are, where, and
+    /// what each version said about them, so that the app can tell its user.
+    ///
+    /// ```swift
+    /// struct Todo: Codable, Hashable, Identifiable, Persistible {
+    ///     var id: String
+    ///     var state: State   // version 2 adds `.archived`
+    ///     static var archiveSkipsUnreadableRecords: Bool { true }
+    /// }
+    ///
+    /// let todos = try Todo.loadListFromFile()
+    /// let kept = try Todo.unreadableRecords()
+    /// if !kept.isEmpty { print("\(kept.count) written by a newer version, kept as they are") }
+    /// ```
+    ///
+    /// Only records that are valid JSON and that neither the type, after ``archiveDefaults``, nor any of
+    /// ``archiveMigrations`` reads are skipped. A file that is not JSON (damaged, cut short) still throws and is
+    /// never written over, and so does a file that holds a single value no version reads: there is nothing left
+    /// to work on. A value saved with the identity of a skipped record is added beside it, since this version
+    /// cannot tell which identity the skipped record holds; the newer version then reads both. To drop skipped
+    /// records, delete the file or move it aside with ``moveFileAside()``.
+    ///
+    /// The default is `false`: loads return every record or throw. See <doc:ModelEvolution>.
+    static var archiveSkipsUnreadableRecords: Bool { get }
 }
 
 /// The format files are written in unless a type or store chooses another.
@@ -176,4 +209,6 @@ extension Persistible {
     public static var archiveDefaults: Self? { nil }
 
     public static var archiveMigrations: [ArchiveMigration<Self>] { [] }
+
+    public static var archiveSkipsUnreadableRecords: Bool { false }
 }

@@ -5,7 +5,8 @@ import Testing
 // The code examples of the DocC article "Model evolution" and of the evolution symbols' documentation, copied as
 // they stand there, each in a namespace of its own so that its `Task` is the example's; what an example declares in
 // an `extension` is declared in the type, where the namespace's names resolve, and `print` is captured. The README's
-// example is run by `DefaultPrecedenceTests`, the "Settings and Editing" one by `SettingsMissingKeyTests`.
+// first example is run by `DefaultPrecedenceTests`, its second here, the "Settings and Editing" one by
+// `SettingsMissingKeyTests`.
 
 /// "A field added with a default" and "A field renamed, or its type changed": one `Task`, both declarations.
 enum ArticleExample {
@@ -109,7 +110,63 @@ enum MigrationExample {
     }
 }
 
+/// "An older version working beside a newer one's records", also the README's second "Model evolution" example:
+/// version 1 of the todo app.
+enum OlderVersionExample {
+    struct Todo: Codable, Hashable, Identifiable, Persistible {
+        enum State: String, Codable { case open, done }   // version 2 adds `archived`
+        var id: String
+        var title: String
+        var state: State
+
+        static var archiveSkipsUnreadableRecords: Bool { true }
+    }
+}
+
+/// Version 2 of the same app, which wrote the file version 1 then finds.
+enum NewerVersionExample {
+    struct Todo: Codable, Hashable, Identifiable, Persistible {
+        enum State: String, Codable { case open, done, archived }
+        var id: String
+        var title: String
+        var state: State
+    }
+}
+
 @Suite struct DocumentedEvolutionExampleTests {
+    /// "An older version working beside a newer one's records".
+    @Test func theArticlesOlderVersionKeepsWorkingAndTellsItsUser() throws {
+        typealias Todo = OlderVersionExample.Todo
+        typealias TodoV2 = NewerVersionExample.Todo
+        try inTemporaryDirectory { _ in
+            try [
+                TodoV2(id: "1", title: "Buy milk", state: .open), TodoV2(id: "2", title: "Old tax forms", state: .archived),
+                TodoV2(id: "3", title: "Read", state: .done),
+            ].saveToFile()
+            let written = try bytes(of: TodoV2.self)
+            var printed: [String] = []
+            func print(_ item: Any) { printed.append("\(item)") }
+
+            let todos = try Todo.loadListFromFile()                 // the todos version 1 reads
+            let kept = try Todo.unreadableRecords()                 // the others, with what each version said
+            if kept.count == 1 {
+                print("1 record was written by a newer version and is kept as it is")
+            } else if kept.count > 1 {
+                print("\(kept.count) records were written by a newer version and are kept as they are")
+            }
+            try Todo(id: "4", title: "Call Amy", state: .open).saveToFile()   // the archived todo stays as it was
+
+            #expect(todos.map(\.id) == ["1", "3"])
+            #expect(printed == ["1 record was written by a newer version and is kept as it is"])
+            #expect(kept.first?.index == 1)
+            #expect(kept.first?.message.contains("archived") == true, "\(kept)")
+            // The file is version 2's, byte for byte up to its closing bracket, with version 1's todo after it.
+            #expect(try bytes(of: Todo.self).starts(with: written.dropLast(3)))
+            #expect(try TodoV2.loadListFromFile().map(\.state) == [.open, .archived, .done, .open])
+        }
+    }
+
+
     @Test func theArticlesTaskReadsEveryVersionWithItsDefaultsAndMigration() throws {
         typealias Task = ArticleExample.Task
         try inTemporaryDirectory { _ in

@@ -11,9 +11,12 @@ struct Rewrite {
     /// write copied from the same place, or 0. Everything before it is unchanged (the bytes may agree a little
     /// further, up to the first byte that differs).
     var firstChange: Int
-    /// The records, by position, that hold parts of their stored bytes beside their new encoding: decoded, they
-    /// give other values than the ones written where those parts are known to their type.
-    var carried: [Int] = []
+    /// The records, by position among those written, and where each lies in `bytes`, that hold parts of their
+    /// stored bytes beside their new encoding: decoded, they give other values than the ones written where those
+    /// parts are known to their type.
+    var carried: [(record: Int, range: Range<Int>)] = []
+    /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
+    var unreadable = IndexSet()
 }
 
 extension Archive {
@@ -27,9 +30,12 @@ extension Archive {
     /// format and keep the keys their stored bytes hold beyond the older type's encoding of the value it read, when
     /// that type is `Codable`; the older type's own keys are not carried over.
     ///
+    /// Records no version reads (`state.unreadable`) are not among `records`, and are kept as stored: see
+    /// `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`.
+    ///
     /// - Parameters:
     ///   - state: The file as read: its bytes and which records are stale.
-    ///   - storedCount: How many records the file holds.
+    ///   - storedCount: How many records the file holds, leaving out those no version reads.
     ///   - records: The records to write, in order.
     ///   - sources: Where each of `records` came from.
     ///   - originals: The value each changed original record held when read, by original position: any value whose
@@ -46,6 +52,11 @@ extension Archive {
         _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {
+        guard state.unreadable.isEmpty else {
+            return try rewriteKeepingUnreadable(
+                state, storedCount: storedCount, records: records, sources: sources, originals: originals
+            )
+        }
         let pretty = encoder.outputFormatting.contains(.prettyPrinted)
         // A file that holds a single value is one record, which a write turns into an array: indented one level
         // deeper, as an element of an array is. Pretty-printed JSON has newlines only between tokens (a string
@@ -54,7 +65,8 @@ extension Archive {
         let found = state.isSingleValue
             ? JSONScanner.valueRange(of: stored).map { [$0] }
             : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
-        guard !records.isEmpty else { return nil }
+        // Sources, not records: records no version reads, kept, have no value (see `rewriteKeepingUnreadable`).
+        guard !sources.isEmpty else { return nil }
         guard splices, let ranges = found, ranges.count == storedCount else {
             // The caller encodes every record, which is safe only if that loses nothing.
             try requireNothingLostEncodingWhole(
@@ -66,7 +78,7 @@ extension Archive {
 
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
-        var encodedIndex = [Int](repeating: -1, count: records.count)
+        var encodedIndex = [Int](repeating: -1, count: sources.count)
         // Records written anew that must keep what their stored form holds beyond the encoding of the value read;
         // for a migrated record, that form is its current-format one (see `currentForm(ofMigrated:at:)`).
         var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
@@ -198,7 +210,78 @@ extension Archive {
         }
         flush()
         bytes.append(contentsOf: Array((pretty ? "\n]" : "]").utf8))
-        return Rewrite(bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix, carried: carriedRecords)
+        return Rewrite(
+            bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix,
+            carried: carriedRecords.map { ($0, newRanges[$0]) }
+        )
+    }
+
+    /// The rewrite of a file that holds records no version of the type reads: each stays as stored, byte for byte,
+    /// before the first record written that stood after it in the file, or else after the last record written
+    /// that stood in the file at all, so that appends, edits and removals leave it among the neighbours it had.
+    ///
+    /// `storedCount`, `records`, `sources` and `originals` count only the records the type reads, as the caller's
+    /// values do, and so does the result's `carried`; its `ranges` and `unreadable` count every record written.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming the records no version reads
+    ///   when their bytes cannot be found, which a file whose records were decoded one by one rules out; and what
+    ///   ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)`` throws.
+    private func rewriteKeepingUnreadable(
+        _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) -> Rewrite {
+        let unreadable = state.unreadable
+        var whole = state
+        whole.unreadable = IndexSet()
+        guard splices, !state.isSingleValue,
+            let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
+            ranges.count == storedCount + unreadable.count
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        whole.recordRanges = ranges
+        // Where each record the caller counts stands in the file.
+        let stored = ranges.indices.filter { !unreadable.contains($0) }
+        var allSources: [RecordSource] = []
+        var allRecords: [Value] = []
+        // The caller's position of each record written; `nil` for one kept.
+        var written: [Int?] = []
+        var kept = IndexSet()
+        var pending = unreadable.makeIterator()
+        var next = pending.next()
+        func keep(before position: Int) {
+            while let record = next, record < position {
+                kept.insert(allSources.count)
+                allSources.append(.unchanged(record))
+                // A kept record is copied, never encoded: any value stands in for it. With no value at all, none is
+                // needed, since every record written is kept.
+                if let standIn = records.first { allRecords.append(standIn) }
+                written.append(nil)
+                next = pending.next()
+            }
+        }
+        let lastStored = sources.lastIndex { $0 != .new }
+        if lastStored == nil { keep(before: .max) }
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let position):
+                keep(before: stored[position])
+                allSources.append(.unchanged(stored[position]))
+            case .changed(let position):
+                keep(before: stored[position])
+                allSources.append(.changed(stored[position]))
+            case .new:
+                allSources.append(.new)
+            }
+            allRecords.append(records[index])
+            written.append(index)
+            if index == lastStored { keep(before: .max) }
+        }
+        let allOriginals = Dictionary(uniqueKeysWithValues: originals.map { (stored[$0.key], $0.value) })
+        guard var rewrite = try rewriteKeepingUntouched(
+            whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
+        ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        rewrite.carried = rewrite.carried.compactMap { carried in written[carried.record].map { ($0, carried.range) } }
+        rewrite.unreadable = kept
+        return rewrite
     }
 
     /// The bytes for `values` replacing the records of `state`, found by identity: a record equal to the stored one
@@ -211,7 +294,8 @@ extension Archive {
     func rewriteKeepingUntouched(
         _ values: [Value], replacing state: ArchiveState<Value>, storedCount: Int, original: (Int) -> Value
     ) throws(PersistenceError) -> Rewrite? {
-        guard storedCount > 0, !values.isEmpty else { return nil }
+        // Records no version reads are kept even when none of the others is.
+        guard (storedCount > 0 && !values.isEmpty) || !state.unreadable.isEmpty else { return nil }
         let identity = RecordIdentity<Value>()
         // The stored positions of each identity, as a queue: `next` links each position to the next one with the
         // same identity, so that a file holding one identity several times matches its records in order, and a

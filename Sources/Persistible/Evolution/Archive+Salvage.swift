@@ -18,7 +18,9 @@ extension Archive {
             throw failure(.readFailed(operation: "read", errno: EIO))
         }
         if let decoded = try? decode(bytes) {
-            return SalvagedRecords(values: decoded.contents.values, unreadable: [])
+            return SalvagedRecords(
+                values: decoded.contents.values, unreadable: unreadableRecords(at: decoded.unreadable, in: bytes)
+            )
         }
         let defaults = defaultsObject()
         var values: [Value] = []
@@ -49,6 +51,28 @@ extension Archive {
             unreadable.append(UnreadableRecord(index: 0, codingPath: path, message: detail, bytes: bytes))
         }
         return SalvagedRecords(values: values, unreadable: unreadable)
+    }
+
+    /// The records at `positions` of the array in `bytes`, which no version reads, with what each version said; the
+    /// records are decoded again, so that reads that skip them pay nothing until someone asks.
+    ///
+    /// - Parameter known: Where the records lie in `bytes`, when known.
+    func unreadableRecords(
+        at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
+    ) -> [UnreadableRecord] {
+        guard !positions.isEmpty, let ranges = known ?? JSONScanner.elementRanges(of: bytes) else { return [] }
+        let defaults = defaultsObject()
+        return positions.compactMap { index in
+            guard case .failure(let mismatch) = decodeRecord(bytes, at: ranges[index], defaults: defaults, index: index)
+            else { return nil }
+            return Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: ranges[index])
+        }
+    }
+
+    /// The records of the file that reads skip, as it is now: none when there is no file.
+    func unreadableRecords() throws(PersistenceError) -> [UnreadableRecord] {
+        guard let state = try read() else { return [] }
+        return unreadableRecords(at: state.unreadable, in: state.bytes, ranges: state.recordRanges)
     }
 
     /// What the decoder says about the whole of `bytes`.

@@ -34,6 +34,10 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
         return !source.hasDefaults && source.migrations.isEmpty
     }
 
+    /// Whether reads skip the records of an array that no version reads, and writes keep them as stored (see
+    /// ``Persistible/archiveSkipsUnreadableRecords``).
+    var skipsUnreadable: Bool { source?.skipsUnreadable ?? false }
+
     /// The encoding of the type's defaults, or `nil` when it declares none.
     func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
         try source?.encodedDefaults(with: encoder)
@@ -64,6 +68,7 @@ protocol EvolutionSource<Value>: Sendable {
     associatedtype Value
     var hasDefaults: Bool { get }
     var migrations: [ArchiveMigration<Value>] { get }
+    var skipsUnreadable: Bool { get }
     func encodedDefaults(with encoder: JSONEncoder) throws -> Data?
 }
 
@@ -72,6 +77,8 @@ private struct DeclaredEvolution<Declaring: Persistible>: EvolutionSource {
     var hasDefaults: Bool { Declaring.archiveDefaults != nil }
 
     var migrations: [ArchiveMigration<Declaring>] { Declaring.archiveMigrations }
+
+    var skipsUnreadable: Bool { Declaring.archiveSkipsUnreadableRecords }
 
     func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
         guard let defaults = Declaring.archiveDefaults as? any Encodable else { return nil }

@@ -28,6 +28,31 @@ extension Persistible where Self: Codable & Hashable {
         try archive().salvage()
     }
 
+    /// The records of the file that no version of the type reads, which loads skip and writes keep as they are,
+    /// when the type returns `true` from ``archiveSkipsUnreadableRecords``.
+    ///
+    /// Each says where the record stands in the file's array, where decoding stopped, what the type and each of
+    /// ``archiveMigrations`` said about it, and holds its bytes exactly as stored: enough for an app to tell its
+    /// user that records written by a newer version are kept, and for a support request to show why. The file is
+    /// read as it is now, from memory when it has not changed since the last operation; the records are decoded
+    /// again only when there are some, so asking costs nothing when every record reads.
+    ///
+    /// ```swift
+    /// let todos = try Todo.loadListFromFile()
+    /// let kept = try Todo.unreadableRecords()
+    /// if !kept.isEmpty {
+    ///     banner = "\(kept.count) written by a newer version of the app, kept as they are"
+    /// }
+    /// ```
+    ///
+    /// - Returns: The records no version reads, in stored order; none when there is no file.
+    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does, except that a missing file is no error. A type
+    ///   that does not skip such records throws ``PersistenceError/Reason/unreadable(codingPath:detail:)`` for the
+    ///   first of them, as its loads do.
+    public static func unreadableRecords() throws -> [UnreadableRecord] {
+        try archive().unreadableRecords()
+    }
+
     /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
     /// went.
     ///

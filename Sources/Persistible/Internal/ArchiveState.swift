@@ -27,6 +27,13 @@ struct ArchiveState<Value: Hashable> {
     var migrated = IndexSet()
     /// Where each record lies in `bytes`, once a rewrite has needed to know; forgotten whenever `bytes` change.
     var recordRanges: [Range<Int>]?
+    /// The positions, in the file's array, of the records no version of the type reads, which `values` skips and
+    /// writes keep as stored (see ``Persistible/archiveSkipsUnreadableRecords``). `stale`, `migrated` and
+    /// `recordRanges` count every record of the file, these included; `values` and `index` only the others.
+    var unreadable = IndexSet()
+
+    /// How many records the file's array holds, those no version reads included.
+    var storedCount: Int { values.count + unreadable.count }
 
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)

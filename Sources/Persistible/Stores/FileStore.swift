@@ -7,7 +7,9 @@ import Foundation
 /// can be used together, from any thread and any process. `FileStore<T>(url:)` keeps any type in any file.
 ///
 /// A missing file is an empty store; the first write creates it. A file that does not decode makes every
-/// operation throw and is never overwritten.
+/// operation throw and is never overwritten; when `Object` returns `true` from
+/// ``Persistible/archiveSkipsUnreadableRecords``, the records of an array that no version reads are skipped
+/// instead, kept by every write as stored, and reported by ``unreadableRecords()``.
 ///
 /// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq`` holds the
 /// file's lock from reading to writing, so concurrent writes are applied one after the other and none is lost.
@@ -83,9 +85,12 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             var bytes: Data
             var ranges: [Range<Int>]?
             var unchangedPrefix: AtomicFile.UnchangedPrefix?
-            var carried: [Int] = []
+            var carried: [(record: Int, range: Range<Int>)] = []
+            var unreadable = IndexSet()
             // Taken out of the optional, so that the state holds the only reference to the file's bytes.
             if var current = state.take() {
+                // An append leaves records no version reads where they are; a rewrite says where it kept them.
+                unreadable = current.unreadable
                 if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
                     (bytes, unchangedPrefix) = try archive.bytes(
                         appending: try archive.encode(array: Array(appended)), to: &current,
@@ -101,6 +106,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
                     bytes = rewrite.bytes
                     ranges = rewrite.ranges
                     carried = rewrite.carried
+                    unreadable = rewrite.unreadable
                     unchangedPrefix = archive.unchangedPrefix(of: rewrite, replacing: current)
                 } else {
                     bytes = try archive.encode(array: writer.records)
@@ -114,9 +120,9 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             // that kept parts of their stored bytes are what the file holds only once decoded from it.
             var values = writer.records
             var index = writer.index
-            if let ranges, !carried.isEmpty {
-                guard let decoded = archive.decodeRecords(carried, at: ranges, in: bytes) else { return result }
-                for (position, value) in zip(carried, decoded) where values[position] != value {
+            if !carried.isEmpty {
+                guard let decoded = archive.decodeRecords(at: carried.map(\.range), in: bytes) else { return result }
+                for (position, value) in zip(carried.map(\.record), decoded) where values[position] != value {
                     values[position] = value
                     // Made from the records as written; made again from these when needed.
                     index = nil
@@ -124,7 +130,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             }
             archive.keep(ArchiveState(
                 identity: identity, bytes: bytes, values: values, isSingleValue: false,
-                valuesAreDecoded: false, index: index, recordRanges: ranges
+                valuesAreDecoded: false, index: index, recordRanges: ranges, unreadable: unreadable
             ))
             return result
         }
@@ -132,12 +138,11 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
 }
 
 extension Archive {
-    /// The records at `positions` of `bytes`, whose records lie at `ranges`, decoded as the current type; `nil` if
-    /// one does not decode.
-    fileprivate func decodeRecords(_ positions: [Int], at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
+    /// The records at `ranges` of `bytes`, decoded as the current type; `nil` if one does not decode.
+    fileprivate func decodeRecords(at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
         var values: [Value] = []
-        for position in positions {
-            let range = ranges[position].shifted(by: bytes.startIndex)
+        for range in ranges {
+            let range = range.shifted(by: bytes.startIndex)
             guard let value = try? decoder.decode(Value.self, from: bytes[range]) else { return nil }
             values.append(value)
         }
@@ -162,6 +167,24 @@ extension FileStore {
     public func salvageFile() throws -> SalvagedRecords<Object> {
         if let invalid { throw invalid }
         return try archive.salvage()
+    }
+
+    /// The records of the store's file that no version of its type reads, which reads skip and writes keep as they
+    /// are.
+    ///
+    /// Works as ``Persistible/unreadableRecords()`` does, on this store's file: there are any only when `Object` is
+    /// ``Persistible`` and returns `true` from ``Persistible/archiveSkipsUnreadableRecords``.
+    ///
+    /// ```swift
+    /// let kept = try store.unreadableRecords()
+    /// print("\(kept.count) records written by a newer version are kept as they are")
+    /// ```
+    ///
+    /// - Returns: The records no version reads, in stored order; none when there is no file.
+    /// - Throws: ``PersistenceError``, as the store's reads do.
+    public func unreadableRecords() throws -> [UnreadableRecord] {
+        if let invalid { throw invalid }
+        return try archive.unreadableRecords()
     }
 
     /// Renames the store's file, under the lock, to a new name beside it that says why and when.

@@ -128,6 +128,15 @@ enum EnumCase {
         static var fileName: String { "tasks" }
     }
 
+    /// Version 1, built to skip the records it cannot read and keep them.
+    struct V1Skipping: Codable, Hashable, Identifiable, Persistible {
+        typealias State = V1.State
+        var id: String
+        var state: State
+        static var fileName: String { "tasks" }
+        static var archiveSkipsUnreadableRecords: Bool { true }
+    }
+
     struct V2: Codable, Hashable, Identifiable, Persistible {
         enum State: String, Codable { case open, done, archived }
         var id: String

@@ -20,11 +20,13 @@ enum RecordDecoding<Value> {
 }
 
 /// What a file's bytes decode to, and which records are not stored in the current format: those that needed a
-/// default or a migration, which the next write stores anew; and which of them were migrated.
+/// default or a migration, which the next write stores anew; which of them were migrated; and which records no
+/// version reads, skipped (see `ArchiveState.unreadable`).
 struct DecodedArchive<Value> {
     var contents: PersistenceData<Value>
     var stale = IndexSet()
     var migrated = IndexSet()
+    var unreadable = IndexSet()
 }
 
 extension Archive {
@@ -50,6 +52,12 @@ extension Archive {
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
                 return DecodedArchive(contents: .array(values))
             }
+            // Only now, so that a file whose records all decode pays nothing for the records that might not.
+            if opensArray, evolution.isEmpty, evolution.skipsUnreadable, splices,
+                let decoded = try decodeRecords(in: bytes)
+            {
+                return decoded
+            }
             throw unreadable(error, bytes: bytes)
         }
     }
@@ -59,8 +67,14 @@ extension Archive {
     private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
-                let (values, stale, migrated) = try decodeArray(bytes, records: ranges)
-                return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated)
+                let (values, stale, migrated, unreadable) = try decodeArray(bytes, records: ranges)
+                // A value whose own encoding is an array, rather than records of another version.
+                if !unreadable.isEmpty, let single = try? decoder.decode(Value.self, from: bytes) {
+                    return DecodedArchive(contents: .single(single))
+                }
+                return DecodedArchive(
+                    contents: .array(values), stale: stale, migrated: migrated, unreadable: unreadable
+                )
             } catch {
                 // A value whose own encoding is an array.
                 if let single = try? decoder.decode(Value.self, from: bytes) {
@@ -90,10 +104,10 @@ extension Archive {
 
     /// Decodes the records at `ranges` of `bytes`: all at once when they decode as the current type after their
     /// defaults are filled and none that needed one may be an older type's, else one at a time (see
-    /// `decodeRecord(_:at:defaults:index:filled:)`).
+    /// `decodeRecord(_:at:defaults:index:filled:)`), skipping those no version reads when the type says so.
     func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>]
-    ) throws(PersistenceError) -> (values: [Value], stale: IndexSet, migrated: IndexSet) {
+    ) throws(PersistenceError) -> (values: [Value], stale: IndexSet, migrated: IndexSet, unreadable: IndexSet) {
         var source = bytes
         var filledRanges = ranges
         var stale = IndexSet()
@@ -105,14 +119,17 @@ extension Archive {
         if stale.isEmpty || evolution.migrations.isEmpty {
             let failure: any Error
             do {
-                return (try decoder.decode([Value].self, from: source), stale, IndexSet())
+                return (try decoder.decode([Value].self, from: source), stale, IndexSet(), IndexSet())
             } catch {
                 failure = error
             }
-            guard !evolution.migrations.isEmpty else { throw unreadable(failure, bytes: source) }
+            guard !evolution.migrations.isEmpty || evolution.skipsUnreadable else {
+                throw unreadable(failure, bytes: source)
+            }
         }
         var values: [Value] = []
         var migrated = IndexSet()
+        var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
             let filled = stale.contains(index)
@@ -125,10 +142,15 @@ extension Archive {
                 if origin != .stored { stale.insert(index) }
                 if origin == .migrated { migrated.insert(index) }
             case .failure(let mismatch):
-                throw mismatchError(mismatch)
+                guard evolution.skipsUnreadable else { throw mismatchError(mismatch) }
+                // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
+                let record = ranges[index].shifted(by: bytes.startIndex)
+                guard isJSON(Data(bytes[record])) else { throw mismatchError(mismatch, isDamage: true) }
+                unreadable.insert(index)
+                stale.remove(index)
             }
         }
-        return (values, stale, migrated)
+        return (values, stale, migrated, unreadable)
     }
 
     /// Decodes one record. One that lacks no key of the defaults is decoded as the current type, then as each older
@@ -191,11 +213,12 @@ extension Archive {
         return .failure(VersionMismatch(record: index, attempts: attempts))
     }
 
-    func mismatchError(_ mismatch: VersionMismatch) -> PersistenceError {
+    /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch.
+    func mismatchError(_ mismatch: VersionMismatch, isDamage: Bool = false) -> PersistenceError {
         let first = mismatch.attempts.first
         return PersistenceError(
             .unreadable(codingPath: first?.codingPath ?? "", detail: first?.detail ?? ""),
-            url: url, typeName: typeName, versionMismatch: mismatch
+            url: url, typeName: typeName, versionMismatch: isDamage ? nil : mismatch
         )
     }
 

@@ -46,15 +46,16 @@ extension Archive {
         // The values before the appended ones are reused, so they must be what decoding gives.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
-            let decoded = try? decodeAppended(appended), !decoded.values.isEmpty
+            let decoded = try? decodeAppended(appended), !decoded.values.isEmpty, decoded.unreadable.isEmpty
         {
             let values = decoded.values
             // Whatever the decoder cannot read is left to the full decode below, which says where it is; so is a
             // comma followed by no value, which is no JSON at all.
             state.identity = identity
             state.bytes = bytes
-            state.stale.formUnion(IndexSet(decoded.stale.map { $0 + state.values.count }))
-            state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + state.values.count }))
+            let storedCount = state.storedCount
+            state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
+            state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
             state.values += values
             for value in values { state.members?.insert(value) }
             if state.index != nil {
@@ -77,15 +78,17 @@ extension Archive {
         case .array(let values):
             return ArchiveState(
                 identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true,
-                stale: decoded.stale, migrated: decoded.migrated
+                stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
             )
         }
     }
 
     /// The values of an array that another writer appended, with the same defaults and migrations as a whole file.
-    private func decodeAppended(_ appended: Data) throws -> (values: [Value], stale: IndexSet, migrated: IndexSet) {
+    private func decodeAppended(
+        _ appended: Data
+    ) throws -> (values: [Value], stale: IndexSet, migrated: IndexSet, unreadable: IndexSet) {
         guard !evolution.isEmpty else {
-            return (try decoder.decode([Value].self, from: appended), IndexSet(), IndexSet())
+            return (try decoder.decode([Value].self, from: appended), IndexSet(), IndexSet(), IndexSet())
         }
         guard let ranges = JSONScanner.elementRanges(of: appended) else { throw CocoaError(.coderReadCorrupt) }
         return try decodeArray(appended, records: ranges)

@@ -51,10 +51,16 @@ extension Archive {
         replacing previous: (state: ArchiveState<Value>, count: Int, original: (Int) -> Value)? = nil,
         sources: (records: [RecordSource], originals: [Int: Value])? = nil
     ) throws {
+        // Records no version reads stay beside what is written, so the file stays an array.
+        var contents = contents
+        if let previous, !previous.state.unreadable.isEmpty, case .single(let value) = contents {
+            contents = .array([value])
+        }
         var bytes: Data
         var unchangedPrefix: AtomicFile.UnchangedPrefix?
         let isSingleValue: Bool
         var ranges: [Range<Int>]?
+        var unreadable = IndexSet()
         switch contents {
         case .single(let value):
             bytes = try encode(value)
@@ -88,6 +94,7 @@ extension Archive {
             if let previous, let rewrite {
                 bytes = rewrite.bytes
                 ranges = rewrite.ranges
+                unreadable = rewrite.unreadable
                 // The records before the first change are copied where they are: a file system that clones
                 // shares their blocks rather than writing them again.
                 unchangedPrefix = self.unchangedPrefix(of: rewrite, replacing: previous.state)
@@ -105,6 +112,7 @@ extension Archive {
         state.append(contents.values, decodedFrom: bytes, by: self)
         state.bytes = bytes
         state.recordRanges = ranges
+        state.unreadable = unreadable
         keep(state)
     }
 
