@@ -59,8 +59,13 @@ public struct UnreadableRecord: Sendable, Hashable {
 
     /// Creates a description of an unreadable record.
     ///
-    /// - Parameter byteRange: Where `bytes` lie in the file; by default, `0..<bytes.count`, as if they were a file
-    ///   of their own.
+    /// - Parameters:
+    ///   - index: The record's position in the file's array.
+    ///   - codingPath: Where decoding stopped.
+    ///   - message: What the decoder said.
+    ///   - bytes: The record's bytes as the file holds them.
+    ///   - byteRange: Where `bytes` lie in the file; by default, `0..<bytes.count`, as if they were a file of their
+    ///     own.
     public init(index: Int, codingPath: String, message: String, bytes: Data, byteRange: Range<Int>? = nil) {
         self.index = index
         self.codingPath = codingPath
