@@ -23,32 +23,32 @@ extension Archive {
             )
         }
         let defaults = defaultsObject()
+        // A file that holds one value, and does not open an array, is that value; any other is read as an array,
+        // whose opening may be what is damaged.
+        if let range = JSONScanner.valueRange(of: bytes), bytes[bytes.startIndex + range.lowerBound] != UInt8(ascii: "[") {
+            switch decodeRecord(bytes, at: range, defaults: defaults, index: nil) {
+            case .success(let (value, _)): return SalvagedRecords(values: [value], unreadable: [])
+            case .failure(let mismatch):
+                return SalvagedRecords(values: [], unreadable: [Self.unreadableRecord(mismatch, index: 0, bytes: bytes, range: range)])
+            }
+        }
         var values: [Value] = []
         var unreadable: [UnreadableRecord] = []
-        if let (ranges, brokenAt) = JSONScanner.readableElements(of: bytes) {
-            for (index, range) in ranges.enumerated() {
+        for (index, part) in JSONScanner.arrayParts(of: bytes).enumerated() {
+            switch part {
+            case .record(let range):
                 switch decodeRecord(bytes, at: range, defaults: defaults, index: index) {
                 case .success(let (value, _)): values.append(value)
                 case .failure(let mismatch):
                     unreadable.append(Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: range))
                 }
-            }
-            if let brokenAt {
+            case .damaged(let range, let error):
                 unreadable.append(UnreadableRecord(
-                    index: ranges.count, codingPath: "[\(ranges.count)]",
-                    message: "The file stops being JSON here, at byte \(brokenAt): it is damaged or cut short.",
-                    bytes: bytes[(bytes.startIndex + brokenAt)...]
+                    index: index, codingPath: "[\(index)]", message: error.description,
+                    bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)],
+                    byteRange: range
                 ))
             }
-        } else if let range = JSONScanner.valueRange(of: bytes) {
-            switch decodeRecord(bytes, at: range, defaults: defaults, index: nil) {
-            case .success(let (value, _)): values.append(value)
-            case .failure(let mismatch):
-                unreadable.append(Self.unreadableRecord(mismatch, index: 0, bytes: bytes, range: range))
-            }
-        } else {
-            let (path, detail) = Self.describe(decodingError(bytes))
-            unreadable.append(UnreadableRecord(index: 0, codingPath: path, message: detail, bytes: bytes))
         }
         return SalvagedRecords(values: values, unreadable: unreadable)
     }
@@ -75,16 +75,6 @@ extension Archive {
         return unreadableRecords(at: state.unreadable, in: state.bytes, ranges: state.recordRanges)
     }
 
-    /// What the decoder says about the whole of `bytes`.
-    private func decodingError(_ bytes: Data) -> any Error {
-        do {
-            _ = try decoder.decode(Value.self, from: bytes)
-            return CocoaError(.coderReadCorrupt)
-        } catch {
-            return error
-        }
-    }
-
     private static func unreadableRecord(
         _ mismatch: VersionMismatch, index: Int, bytes: Data, range: Range<Int>
     ) -> UnreadableRecord {
@@ -94,7 +84,8 @@ extension Archive {
         }.joined(separator: " ")
         return UnreadableRecord(
             index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
-            bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
+            bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)],
+            byteRange: range
         )
     }
 

@@ -7,8 +7,11 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// Each record is decoded as ``load()`` decodes it, after ``archiveDefaults`` and ``archiveMigrations``. A
     /// record that no version reads is returned in ``SalvagedRecords/unreadable`` with its position, where decoding
-    /// stopped, what each version said, and its bytes exactly as stored. When the file breaks off or stops being
-    /// JSON, the records before the break are read and the rest is returned as one unreadable record.
+    /// stopped, what each version said, and its bytes exactly as stored. Where the file is damaged or cut short,
+    /// reading resumes at the next whole record: the bytes up to it are one unreadable record, with their
+    /// ``UnreadableRecord/byteRange`` and the line, column and byte where they stop being JSON. So one damaged
+    /// record of N gives the other N − 1 values, and a file cut at any byte gives every record complete before the
+    /// cut. A value is only ever decoded from bytes that form a whole record.
     ///
     /// Nothing happens to the file: to start afresh without losing a byte, call ``moveFileAside()`` and save the
     /// salvaged values.

@@ -9,6 +9,8 @@ import Foundation
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
+    /// Where the last scan that returned `false` found the bytes stop being JSON, and what it expected there.
+    private var failure: (offset: Int, expected: Expectation)?
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -26,41 +28,115 @@ struct JSONScanner {
         }
     }
 
-    /// The elements of the array that `data` opens, as far as they are JSON: their ranges, and where the bytes stop
-    /// being JSON, if they do, which is `nil` for a whole array. `nil` if `data` does not open an array.
-    static func readableElements(of data: Data) -> (ranges: [Range<Int>], brokenAt: Int?)? {
+    /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
+    /// bytes between them, in stored order.
+    ///
+    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data when it is not
+    /// a number (which a cut could have shortened). After damage, reading resumes at the next place where a record
+    /// plausibly starts: a value at the start of a line indented as the first record is, in a file that puts each
+    /// record on lines of its own as the package writes them (a string holds no line break, so that is never inside
+    /// one), or else a value from which the records read on to the `]` that ends the data. A value inside a damaged
+    /// record's nested array, or inside its strings, does not: its neighbours end at a `}` or a `"`. So a value is
+    /// returned only from bytes that form a whole record; in a file without line breaks, records between two damaged
+    /// places are counted with the damage.
+    ///
+    /// A value that is followed by one stray byte and then a record, as when the `,` between them was damaged or
+    /// lost, is whole; the stray byte is a damaged part of its own. Anything more makes the value part of the damage,
+    /// as a record that a damaged byte closed early leaves the rest of itself behind it.
+    static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            guard scanner.current == UInt8(ascii: "[") else { return nil }
-            scanner.position += 1
-            var ranges: [Range<Int>] = []
-            var resume = scanner.position
-            scanner.skipWhitespace()
-            if scanner.current == UInt8(ascii: "]") {
-                scanner.position += 1
-            } else {
-                while true {
-                    scanner.skipWhitespace()
-                    let start = scanner.position
-                    guard scanner.skipValue() else { return (ranges, start) }
-                    ranges.append(start..<scanner.position)
-                    resume = scanner.position
-                    scanner.skipWhitespace()
-                    if scanner.current == UInt8(ascii: ",") {
-                        scanner.position += 1
-                    } else if scanner.current == UInt8(ascii: "]") {
-                        scanner.position += 1
-                        break
-                    } else {
-                        return (ranges, resume)
-                    }
-                }
-            }
-            scanner.skipWhitespace()
-            return scanner.position == buffer.count ? (ranges, nil) : (ranges, scanner.position)
+            return scanner.arrayParts()
         }
+    }
+
+    /// A part of an array that damage may have broken.
+    enum ArrayPart {
+        /// A record that is JSON.
+        case record(Range<Int>)
+        /// Bytes that are not, with the first place where they stop being JSON.
+        case damaged(Range<Int>, SyntaxError)
+    }
+
+    /// Where `data` first stops being JSON and what was expected there, or `nil` if it holds one JSON value, or is
+    /// in UTF-16 or UTF-32, which the decoder reads and this scanner does not (one of the first four bytes is zero,
+    /// or a byte order mark says so).
+    static func syntaxError(in data: Data) -> SyntaxError? {
+        guard !data.prefix(4).contains(0), !data.starts(with: [0xFE, 0xFF]), !data.starts(with: [0xFF, 0xFE]) else {
+            return nil
+        }
+        return data.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(buffer)
+            return scanner.firstError()
+        }
+    }
+
+    /// Where bytes stop being JSON, as a person finds it in an editor, and what was expected there.
+    struct SyntaxError: CustomStringConvertible {
+        /// Bytes from the start of the file, the first being 0.
+        var offset: Int
+        /// Lines, from 1.
+        var line: Int
+        /// Characters (Unicode scalars) from the start of the line, from 1.
+        var column: Int
+        var expected: String
+        var found: String
+
+        fileprivate init(at offset: Int, expected: String, in bytes: UnsafeRawBufferPointer) {
+            self.offset = offset
+            self.expected = expected
+            let before = bytes[..<offset]
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
+            line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            // A byte order mark opens the first line unseen.
+            let from = lineStart ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
+            column = bytes[from..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
+            found = Self.describe(bytes[offset...])
+        }
+
+        var description: String {
+            "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected \(expected), "
+                + "found \(found)."
+        }
+
+        private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
+            guard let byte = rest.first else { return "the end of the file" }
+            switch byte {
+            case 0x20: return "a space"
+            case 0x0A: return "a line break"
+            case 0x0D: return "a carriage return"
+            case 0x09: return "a tab"
+            case 0..<0x20, 0x7F: return "the control character U+\(String(format: "%04X", byte))"
+            case 0x80...:
+                var iterator = rest.makeIterator()
+                var parser = Unicode.UTF8.ForwardParser()
+                guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
+                    return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
+                }
+                return "'\(Character(Unicode.UTF8.decode(encoded)))'"
+            default: return "'\(Character(Unicode.Scalar(byte)))'"
+            }
+        }
+    }
+
+    /// What the grammar expected where bytes stopped being JSON, as the error message says it.
+    private enum Expectation: String {
+        case value = "a value"
+        case afterElement = "',' or ']' after an array element"
+        case afterMember = "',' or '}' after an object member"
+        case keyOrEnd = "a key in quotes or '}'"
+        case key = "a key in quotes"
+        case colon = "':' after a key"
+        case stringEnd = "'\"' to end the string"
+        case stringCharacter = "'\"' or more of the string, in which control characters must be escaped"
+        case escape = "an escape sequence (\\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u)"
+        case hexDigits = "four hexadecimal digits after '\\u'"
+        case digit = "a digit"
+        case trueLiteral = "'true'"
+        case falseLiteral = "'false'"
+        case nullLiteral = "'null'"
+        case end = "the end of the file after the value"
+        case utf8 = "UTF-8 text"
     }
 
     /// The range of the one value that `data` holds, without the whitespace around it, or `nil` if it holds no
@@ -119,6 +195,230 @@ struct JSONScanner {
     }
 
     // MARK: - Grammar
+
+    /// Notes where and why the bytes stop being JSON, for the scan that returns `false` next.
+    private mutating func fail(_ expected: Expectation) -> Bool {
+        failure = (position, expected)
+        return false
+    }
+
+    /// The error `fail` noted, placed in the bytes.
+    private func noted() -> SyntaxError {
+        let (offset, expected) = failure ?? (position, .value)
+        return SyntaxError(at: offset, expected: expected.rawValue, in: bytes)
+    }
+
+    /// The first place where the bytes are not one JSON value in UTF-8.
+    private mutating func firstError() -> SyntaxError? {
+        skipByteOrderMark()
+        skipWhitespace()
+        if skipValue() {
+            skipWhitespace()
+            if position < bytes.count { _ = fail(.end) }
+        }
+        // The grammar does not look into strings' UTF-8, which the decoder rejects as well.
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        scalars: while offset < (failure?.offset ?? bytes.count) {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .error: return SyntaxError(at: offset, expected: Expectation.utf8.rawValue, in: bytes)
+            case .emptyInput: break scalars
+            }
+        }
+        return failure == nil ? nil : noted()
+    }
+
+    private mutating func arrayParts() -> [ArrayPart] {
+        skipByteOrderMark()
+        skipWhitespace()
+        // The array closes at the indentation it opens at, which the package's files do not indent.
+        let closing = current == UInt8(ascii: "[") ? lineIndentation(before: position) ?? 0 : 0
+        let indentation = recordIndentation(closing: closing)
+        var parts: [ArrayPart] = []
+        // Where the damage starts, where a record may start after it (past a value that is part of it), what it is,
+        // and the value before it, if a stray byte may be all that is damaged.
+        var damage: (start: Int, resume: Int, error: SyntaxError, value: Range<Int>?)?
+        if current == UInt8(ascii: "[") {
+            position += 1
+        } else {
+            var whole = JSONScanner(bytes)
+            damage = (0, position, whole.firstError() ?? noted(), nil)
+        }
+        while true {
+            if let (start, resume, error, value) = damage {
+                let next = nextRecord(from: resume, indentation: indentation, closing: closing)
+                var damaged = start..<(next.map { trimmedEnd(of: start..<$0) } ?? bytes.count)
+                if let value {
+                    let stray = start..<trimmedEnd(of: damaged, orClosingBracket: true)
+                    if bytes[stray].count(where: { !isJSONWhitespace($0) }) <= 1 {
+                        parts.append(.record(value))
+                    } else {
+                        damaged = value.lowerBound..<damaged.upperBound
+                    }
+                }
+                if !damaged.isEmpty || (next == nil && parts.isEmpty) { parts.append(.damaged(damaged, error)) }
+                damage = nil
+                guard let next else { return parts }
+                position = next
+            }
+            skipWhitespace()
+            let start = position
+            guard let byte = current else { return parts }
+            if byte == UInt8(ascii: "]") {
+                // The end, after a record, a comma or the opening.
+                position += 1
+                skipWhitespace()
+                if position == bytes.count { return parts }
+                _ = fail(.end)
+                damage = (start, start + 1, noted(), nil)
+                continue
+            }
+            guard skipValue() else {
+                damage = (start, start + 1, noted(), nil)
+                continue
+            }
+            let value = start..<position
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                parts.append(.record(value))
+                position += 1
+                continue
+            }
+            // A number's end is no proof that it is whole.
+            let closed = !isDigit(bytes[value.upperBound - 1])
+            if current == nil, closed {
+                parts.append(.record(value))
+                return parts
+            }
+            let next = position
+            if current == UInt8(ascii: "]") {
+                position += 1
+                skipWhitespace()
+                if position == bytes.count || closed {
+                    // A whole value that the array's bracket closes is a record, whatever damage follows.
+                    parts.append(.record(value))
+                }
+                if position == bytes.count { return parts }
+                _ = fail(.end)
+                if closed {
+                    damage = (next, next, noted(), nil)
+                    continue
+                }
+            } else {
+                _ = fail(.afterElement)
+            }
+            damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
+        }
+    }
+
+    /// The indentation of each record, in a file that puts records on lines of their own: that of the first line
+    /// that starts with a value from which records read on to the array's end, as a nested value's do not.
+    private mutating func recordIndentation(closing: Int) -> Int? {
+        let start = position
+        defer { position = start }
+        var leadToDamage = Set<Int>()
+        var index = position
+        while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            index = lineBreak + 1
+            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
+            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
+                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
+            {
+                return indentation
+            }
+        }
+        return nil
+    }
+
+    /// Where the next record after damage at `start` plausibly starts, if anywhere.
+    private mutating func nextRecord(from start: Int, indentation: Int?, closing: Int) -> Int? {
+        // The starts of records that read on to further damage rather than to the end, tried once each.
+        var leadToDamage = Set<Int>()
+        for candidate in start..<bytes.count where opensValue(bytes[candidate]) {
+            // A number or literal right after other bytes is the rest of one.
+            let opensToken = bytes[candidate] == UInt8(ascii: "{") || bytes[candidate] == UInt8(ascii: "[")
+                || bytes[candidate] == UInt8(ascii: "\"")
+            guard opensToken || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
+                || bytes[candidate - 1] == UInt8(ascii: ",") || bytes[candidate - 1] == UInt8(ascii: "[")
+            else { continue }
+            if let indentation, lineIndentation(before: candidate) == indentation, isRecord(at: candidate) {
+                return candidate
+            }
+            if readsToTheEnd(from: candidate, closing: closing, noting: &leadToDamage) {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// How far the line is indented, if only indentation stands before `index` on its line, which is not the first.
+    private func lineIndentation(before index: Int) -> Int? {
+        let indentation = bytes[..<index].reversed().prefix { $0 == 0x20 || $0 == 0x09 }.count
+        return index - indentation > 0 && bytes[index - indentation - 1] == UInt8(ascii: "\n") ? indentation : nil
+    }
+
+    /// Whether a value at `index` is followed by what follows a record: a comma, the `]` that ends the bytes, or
+    /// their end, if it is not a number.
+    private mutating func isRecord(at index: Int) -> Bool {
+        position = index
+        guard skipValue() else { return false }
+        let closed = !isDigit(bytes[position - 1])
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            skipWhitespace()
+            return position == bytes.count
+        }
+        return current == UInt8(ascii: ",") || (current == nil && closed)
+    }
+
+    /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented
+    /// as `closing` says if it starts a line; if not, the starts of those values are added to `starts`, since from
+    /// each of them the same values read to the same end, and a start found there is not read again.
+    private mutating func readsToTheEnd(from index: Int, closing: Int, noting starts: inout Set<Int>) -> Bool {
+        position = index
+        while true {
+            guard starts.insert(position).inserted, skipValue() else { return false }
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                let bracket = position
+                position += 1
+                skipWhitespace()
+                // A cut after a nested array's `]` in a file of indented lines leaves one at the end too, indented
+                // as deep as it was.
+                return position == bytes.count && (lineIndentation(before: bracket) ?? closing) == closing
+            }
+            guard current == UInt8(ascii: ",") else { return false }
+            position += 1
+            skipWhitespace()
+        }
+    }
+
+    /// The end of `range` without the whitespace and the one comma (or the closing `]`) that separate it from what
+    /// follows.
+    private func trimmedEnd(of range: Range<Int>, orClosingBracket: Bool = false) -> Int {
+        var end = range.upperBound
+        while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
+        if end > range.lowerBound,
+            bytes[end - 1] == UInt8(ascii: ",") || (orClosingBracket && bytes[end - 1] == UInt8(ascii: "]"))
+        {
+            end -= 1
+        }
+        while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
+        return end
+    }
+
+    private func opensValue(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "-"):
+            return true
+        default: return isDigit(byte)
+        }
+    }
+
 
     private var current: UInt8? {
         position < bytes.count ? bytes[position] : nil
@@ -202,7 +502,7 @@ struct JSONScanner {
 
     /// Moves past one value; `false` if there is none here.
     private mutating func skipValue() -> Bool {
-        guard let byte = current else { return false }
+        guard let byte = current else { return fail(.value) }
         switch byte {
         case UInt8(ascii: "\""):
             return skipString()
@@ -211,9 +511,9 @@ struct JSONScanner {
             return skipContainer()
         case UInt8(ascii: "["):
             return skipContainer()
-        case UInt8(ascii: "t"): return skipLiteral("true")
-        case UInt8(ascii: "f"): return skipLiteral("false")
-        case UInt8(ascii: "n"): return skipLiteral("null")
+        case UInt8(ascii: "t"): return skipLiteral(.trueLiteral)
+        case UInt8(ascii: "f"): return skipLiteral(.falseLiteral)
+        case UInt8(ascii: "n"): return skipLiteral(.nullLiteral)
         default: return skipNumber()
         }
     }
@@ -243,7 +543,9 @@ struct JSONScanner {
         var expectsValue = true
         while true {
             skipWhitespace()
-            guard let byte = current else { return false }
+            guard let byte = current else {
+                return fail(expectsValue ? .value : topIsObject() ? .afterMember : .afterElement)
+            }
             if expectsValue {
                 switch byte {
                 case UInt8(ascii: "{"):
@@ -256,7 +558,7 @@ struct JSONScanner {
                         expectsValue = false
                         if depth == 0 { return true }
                     } else {
-                        guard skipKey() else { return false }
+                        guard skipKey(.keyOrEnd) else { return false }
                     }
                     continue
                 case UInt8(ascii: "["):
@@ -273,11 +575,11 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"):
-                    guard skipLiteral("true") else { return false }
+                    guard skipLiteral(.trueLiteral) else { return false }
                 case UInt8(ascii: "f"):
-                    guard skipLiteral("false") else { return false }
+                    guard skipLiteral(.falseLiteral) else { return false }
                 case UInt8(ascii: "n"):
-                    guard skipLiteral("null") else { return false }
+                    guard skipLiteral(.nullLiteral) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
@@ -290,7 +592,7 @@ struct JSONScanner {
                 position += 1
                 if inObject {
                     skipWhitespace()
-                    guard skipKey() else { return false }
+                    guard skipKey(.key) else { return false }
                 }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -298,16 +600,17 @@ struct JSONScanner {
                 pop()
                 if depth == 0 { return true }
             } else {
-                return false
+                return fail(inObject ? .afterMember : .afterElement)
             }
         }
     }
 
     /// Skips `"key" :`, leaving the scanner before the value.
-    private mutating func skipKey() -> Bool {
-        guard current == UInt8(ascii: "\""), skipString() else { return false }
+    private mutating func skipKey(_ expected: Expectation) -> Bool {
+        guard current == UInt8(ascii: "\"") else { return fail(expected) }
+        guard skipString() else { return false }
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return false }
+        guard current == UInt8(ascii: ":") else { return fail(.colon) }
         position += 1
         return true
     }
@@ -320,53 +623,58 @@ struct JSONScanner {
                 position += 1
                 return true
             }
-            if byte < 0x20 { return false }
+            if byte < 0x20 { return fail(.stringCharacter) }
             if byte == UInt8(ascii: "\\") {
                 position += 1
-                guard let escaped = current else { return false }
+                guard let escaped = current else { return fail(.escape) }
                 switch escaped {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 1
                 case UInt8(ascii: "u"):
-                    guard position + 4 < bytes.count else { return false }
-                    for offset in 1...4 where !isHexDigit(bytes[position + offset]) { return false }
+                    for offset in 1...4 where position + offset == bytes.count || !isHexDigit(bytes[position + offset]) {
+                        position += offset
+                        return fail(.hexDigits)
+                    }
                     position += 5
                 default:
-                    return false
+                    return fail(.escape)
                 }
                 continue
             }
             position += 1
         }
-        return false
+        return fail(.stringEnd)
     }
 
-    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard position + count <= bytes.count else { return false }
-        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-        position += count
+    private mutating func skipLiteral(_ literal: Expectation) -> Bool {
+        let expected = literal.rawValue.utf8.dropFirst().dropLast()
+        for (offset, byte) in expected.enumerated() where position + offset == bytes.count || bytes[position + offset] != byte {
+            position += offset
+            return fail(literal)
+        }
+        position += expected.count
         return true
     }
 
     private mutating func skipNumber() -> Bool {
         let start = position
-        if current == UInt8(ascii: "-") { position += 1 }
-        guard let first = current, isDigit(first) else { return false }
+        let negative = current == UInt8(ascii: "-")
+        if negative { position += 1 }
+        guard let first = current, isDigit(first) else { return fail(negative ? .digit : .value) }
         position += 1
         if first != UInt8(ascii: "0") {
             while let byte = current, isDigit(byte) { position += 1 }
         }
         if current == UInt8(ascii: ".") {
             position += 1
-            guard let byte = current, isDigit(byte) else { return false }
+            guard let byte = current, isDigit(byte) else { return fail(.digit) }
             while let byte = current, isDigit(byte) { position += 1 }
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
-            guard let byte = current, isDigit(byte) else { return false }
+            guard let byte = current, isDigit(byte) else { return fail(.digit) }
             while let byte = current, isDigit(byte) { position += 1 }
         }
         return position > start

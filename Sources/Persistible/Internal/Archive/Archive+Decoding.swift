@@ -46,8 +46,12 @@ extension Archive {
             }
             return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
-            if opensArray, let single = try? decoder.decode(Value.self, from: bytes) {
-                return DecodedArchive(contents: .single(single))
+            if opensArray {
+                do {
+                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+                } catch let single where Self.singleValueErrorMatters(single, arrayError: error) {
+                    throw unreadable(single, bytes: bytes, asOneValue: true)
+                } catch {}
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
                 return DecodedArchive(contents: .array(values))
@@ -60,6 +64,23 @@ extension Archive {
             }
             throw unreadable(error, bytes: bytes)
         }
+    }
+
+    /// Whether, of the errors that decoding bytes that open with `[` gave as a `Value` and as an array of them,
+    /// the first is the one to report.
+    ///
+    /// It is when the type's own encoding is an array, so that decoding one value read into the file's array
+    /// instead of failing on it at once, and the file's first element is not a record at all, being the wrong kind of
+    /// value, which is what decoding as an array of records says. For `[1,2]` and a type that decodes three
+    /// numbers from an unkeyed container, that is the number missing at `[2]`, not that record 0 is no array.
+    /// Otherwise the file is taken for an array of records, as the package writes them, and the record's error
+    /// is reported.
+    private static func singleValueErrorMatters(_ single: any Error, arrayError: any Error) -> Bool {
+        guard case .typeMismatch(_, let context)? = arrayError as? DecodingError,
+            context.codingPath.count == 1, context.codingPath[0].intValue == 0
+        else { return false }
+        if case .typeMismatch(_, let context)? = single as? DecodingError, context.codingPath.isEmpty { return false }
+        return single is DecodingError
     }
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
@@ -77,8 +98,14 @@ extension Archive {
                 )
             } catch {
                 // A value whose own encoding is an array.
-                if let single = try? decoder.decode(Value.self, from: bytes) {
-                    return DecodedArchive(contents: .single(single))
+                do {
+                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+                } catch let single {
+                    do {
+                        _ = try decoder.decode([Value].self, from: bytes)
+                    } catch let arrayError where Self.singleValueErrorMatters(single, arrayError: arrayError) {
+                        throw unreadable(single, bytes: bytes, asOneValue: true)
+                    } catch {}
                 }
                 throw error
             }
@@ -223,16 +250,27 @@ extension Archive {
     }
 
     /// The error for bytes that do not decode: damage when they are not JSON, another version when they are.
-    func unreadable(_ error: any Error, bytes: Data) -> PersistenceError {
+    ///
+    /// Damage is reported where the bytes first stop being JSON, by line, column and byte, with what was expected
+    /// there: the decoder says only that they are not JSON.
+    ///
+    /// - Parameter asOneValue: Whether `error` is about the file as one value, though it opens an array.
+    func unreadable(_ error: any Error, bytes: Data, asOneValue: Bool = false) -> PersistenceError {
         guard !bytes.allSatisfy(isJSONWhitespace) else {
             return failure(.unreadable(codingPath: "", detail: "The file is empty."))
         }
         let (path, detail) = Self.describe(error)
-        guard isJSON(bytes) else { return failure(.unreadable(codingPath: path, detail: detail)) }
+        guard isJSON(bytes) else {
+            // The scanner reads strict JSON: it would misplace a JSON5 file's error, so the decoder's word stands.
+            if splices, let syntaxError = JSONScanner.syntaxError(in: bytes) {
+                return failure(.unreadable(codingPath: "", detail: syntaxError.description))
+            }
+            return failure(.unreadable(codingPath: path, detail: detail))
+        }
         let record = path.hasPrefix("[") ? Int(path.dropFirst().prefix { $0 != "]" }) : nil
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         return mismatchError(VersionMismatch(
-            record: opensArray ? record : nil,
+            record: opensArray && !asOneValue ? record : nil,
             attempts: [.init(typeName: typeName, codingPath: path, detail: detail)]
         ))
     }

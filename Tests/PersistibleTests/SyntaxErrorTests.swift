@@ -1,0 +1,128 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Three numbers, stored as an array of three: a type whose own encoding is an array.
+struct Triple: Codable, Hashable, Persistible {
+    var a: Int, b: Int, c: Int
+
+    init(_ a: Int, _ b: Int, _ c: Int) {
+        (self.a, self.b, self.c) = (a, b, c)
+    }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        (a, b, c) = (try container.decode(Int.self), try container.decode(Int.self), try container.decode(Int.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(a)
+        try container.encode(b)
+        try container.encode(c)
+    }
+}
+
+/// A record that is itself an array of numbers.
+struct Scores: Codable, Hashable, Persistible {
+    var values: [Int]
+
+    init(from decoder: any Decoder) throws {
+        values = try decoder.singleValueContainer().decode([Int].self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(values)
+    }
+}
+
+/// A file that is not JSON is reported where its first error is, with what was expected there.
+@Suite struct SyntaxErrorTests {
+    /// Damaged files, where their first error is (line, column in characters, byte offset from 0), what the
+    /// error says about it, and whether salvage loses bytes to it: not when only a comma or the closing `]` is
+    /// missing.
+    static let damaged: [(String, line: Int, column: Int, offset: Int, says: String, salvageLoses: Bool)] = [
+        ("[1,2 3]", 1, 6, 5, "expected ',' or ']' after an array element, found '3'", true),
+        ("[\n  {\n    \"name\" : \"Sam", 3, 18, 23, "expected '\"' to end the string, found the end of the file", true),
+        ("{\"name\" \"Sam\"}", 1, 9, 8, "expected ':' after a key, found '\"'", true),
+        ("[\"éé\", x]", 1, 8, 9, "expected a value, found 'x'", true),
+        ("[\n  {\"age\": 3\n  }\n  {}\n]", 4, 3, 20, "expected ',' or ']' after an array element, found '{'", false),
+        ("[{\"age\": 3} x", 1, 13, 12, "expected ',' or ']' after an array element, found 'x'", true),
+        ("[{\"age\": 3}", 1, 12, 11, "expected ',' or ']' after an array element, found the end of the file", false),
+        ("[{\"age\": -}]", 1, 11, 10, "expected a digit, found '}'", true),
+        ("[{\"age\": tru}]", 1, 13, 12, "expected 'true', found '}'", true),
+        ("[{\"a\\q\": 1}]", 1, 6, 5, "expected an escape sequence", true),
+        ("[\"a\tb\"]", 1, 4, 3, "found a tab", true),
+        ("{} {}", 1, 4, 3, "expected the end of the file after the value, found '{'", true),
+    ]
+
+    @Test(arguments: damaged.indices)
+    func everyReadNamesTheLineColumnAndByteOfTheFirstErrorAndWhatWasExpected(_ index: Int) throws {
+        let (contents, line, column, offset, says, salvageLoses) = Self.damaged[index]
+        let place = "line \(line), column \(column) (byte \(offset))"
+        try inTemporaryDirectory { directory in
+            try Data(contents.utf8).write(to: Person.archiveUrl)
+            let store = FileStore<Movie>(url: Person.archiveUrl)
+            for (operation, body) in [
+                ("loadListFromFile", { _ = try Person.loadListFromFile() }),
+                ("loadFromFile", { _ = try Person.loadFromFile() }),
+                ("saveToFile", { try sam.saveToFile() }),
+                ("store", { _ = try store.all() }),
+            ] as [(String, () throws -> Void)] {
+                let error = try #require(persistenceError(body), "\(operation)")
+                guard case .unreadable(_, let detail) = error.reason else {
+                    Issue.record("\(operation): \(error)")
+                    continue
+                }
+                #expect(error.versionMismatch == nil, "\(operation)")
+                #expect(detail.contains(place) && detail.contains(says), "\(operation): \(detail)")
+                #expect(error.description.contains(place) && error.description.contains(says), "\(error)")
+            }
+            let salvaged = try Person.salvageFile()
+            let messages = salvaged.unreadable.map(\.message).joined(separator: " | ")
+            #expect((messages.contains(place) && messages.contains(says)) == salvageLoses, "salvage: \(messages)")
+            #expect(try bytes(of: Person.self) == Data(contents.utf8))
+            #expect(try directory.temporaries().isEmpty)
+        }
+    }
+
+    @Test func aTypeEncodedAsAnArrayIsToldWhatItLacksNotThatTheFileIsNoArrayOfRecords() throws {
+        try inTemporaryDirectory { _ in
+            try Data("[1,2]".utf8).write(to: Triple.archiveUrl)
+            for body in [{ _ = try Triple.loadFromFile() }, { _ = try Triple.loadListFromFile() }] {
+                let error = try #require(persistenceError(body))
+                guard case .unreadable(let codingPath, _) = error.reason else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(codingPath == "[2]", "\(error)")
+                #expect(error.versionMismatch?.record == nil, "\(error)")
+                #expect(!error.description.contains("record 0"), "\(error)")
+                #expect(!error.description.contains("Array"), "\(error)")
+            }
+            try Data("[1,\"two\"]".utf8).write(to: Scores.archiveUrl)
+            let error = try #require(persistenceError { _ = try Scores.loadFromFile() })
+            #expect(error.reason == .unreadable(codingPath: "[1]", detail: "Expected to decode Int but found a string instead."), "\(error)")
+            #expect(error.versionMismatch?.record == nil, "\(error)")
+        }
+    }
+
+    @Test func aFileOfRecordsIsStillToldWhichRecordDoesNotMatch() throws {
+        try inTemporaryDirectory { _ in
+            // An array of numbers where records are objects: record 0 is what does not match.
+            try Data("[1, 2, 3]".utf8).write(to: Person.archiveUrl)
+            let error = try #require(persistenceError { _ = try Person.loadListFromFile() })
+            #expect(error.versionMismatch?.record == 0, "\(error)")
+            // An array of arrays where one lacks a number: the record that does.
+            try Data("[[1,2,3],[4,5]]".utf8).write(to: Triple.archiveUrl)
+            let triples = try #require(persistenceError { _ = try Triple.loadListFromFile() })
+            #expect(triples.versionMismatch?.record == 1, "\(triples)")
+            guard case .unreadable(let codingPath, _) = triples.reason else {
+                Issue.record("\(triples)")
+                return
+            }
+            #expect(codingPath == "[1][2]", "\(triples)")
+        }
+    }
+}
