@@ -101,6 +101,34 @@ struct Card: Codable, Hashable, Persistible {
         return try T.salvageFile()
     }
 
+    /// A nested object that ends a record is never taken for one when the record's own end is what is damaged, even
+    /// where defaults would fill every key it lacks.
+    @Test func aNestedObjectAtARecordsDamagedEndIsNoRecord() throws {
+        try inTemporaryDirectory { _ in
+            let text = #"[{"id":1,"name":"A","work":{"city":"P"}},{"id":2,"name":"B","work":{"city":"Q"}}]"#
+            let broken = text.replacingOccurrences(of: #""P"}}"#, with: #""P"}"#)
+            let salvaged = try salvage(Data(broken.utf8), as: Contact.self)
+            #expect(salvaged.values == [Contact(id: 2, name: "B", work: .init(city: "Q"))])
+            #expect(salvaged.unreadable.count == 1)
+        }
+    }
+
+    /// A file as the package writes it, damaged in one record and cut off inside its last: every record between the
+    /// two places comes back, not one blob.
+    @Test func recordsBetweenDamageAndACutComeBack() throws {
+        try inTemporaryDirectory { _ in
+            let cards = (0..<12).map { Card(id: $0, text: "card \($0)", parts: [.init(n: $0)]) }
+            try cards.saveToFile()
+            var text = String(decoding: try bytes(of: Card.self), as: UTF8.self)
+            let third = try #require(text.range(of: #""text" : "card 3""#))
+            text.replaceSubrange(third, with: #""text" x "card 3""#)
+            let last = try #require(text.range(of: #""text" : "card 11""#))
+            let salvaged = try salvage(Data(text[..<last.upperBound].utf8))
+            #expect(salvaged.values == Array(cards[0..<3] + cards[4..<11]))
+            #expect(salvaged.unreadable.count == 2)
+        }
+    }
+
     @Test func everyCutGivesEveryRecordCompleteBeforeIt() throws {
         try inTemporaryDirectory { _ in
             for (layout, file, records) in try Self.layouts() {
@@ -153,4 +181,17 @@ struct Card: Codable, Hashable, Persistible {
             }
         }
     }
+}
+
+/// A record whose last member is an object, and whose every key has a default.
+private struct Contact: Codable, Hashable, Persistible {
+    struct Address: Codable, Hashable {
+        var city = ""
+    }
+
+    var id = 0
+    var name = ""
+    var work = Address()
+
+    static var archiveDefaults: Contact? { Contact() }
 }

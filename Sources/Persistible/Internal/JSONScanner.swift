@@ -329,7 +329,11 @@ struct JSONScanner {
                 return indentation
             }
         }
-        return nil
+        // No line reads on to the end, as when the end is cut off too: the first record's line tells.
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
+        position = start + 1
+        skipWhitespace()
+        return position < bytes.count && opensValue(bytes[position]) ? lineIndentation(before: position) : nil
     }
 
     /// Where the next record after damage at `start` plausibly starts, if anywhere.
@@ -343,6 +347,12 @@ struct JSONScanner {
             guard opensToken || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
                 || bytes[candidate - 1] == UInt8(ascii: ",") || bytes[candidate - 1] == UInt8(ascii: "[")
             else { continue }
+            // A value after a colon is a member's, never a record, even where the record's end is what is damaged.
+            if let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) }),
+                bytes[before] == UInt8(ascii: ":")
+            {
+                continue
+            }
             if let indentation, lineIndentation(before: candidate) == indentation, isRecord(at: candidate) {
                 return candidate
             }
