@@ -19,6 +19,7 @@ public enum Durability: Sendable, Hashable {
     /// bytes into place would risk. On Linux the data is flushed with `fdatasync`, on Apple platforms with
     /// `F_BARRIERFSYNC`, which orders it before the rename without emptying the drive's cache.
     ///
-    /// What it saves against ``full`` is the directory's flush; the benchmark's report measures it.
+    /// What it saves against ``full``: the directory's flush, and on Apple platforms the emptying of the drive's
+    /// cache; on Linux `fdatasync` rather than `fsync` for the file.
     case noSync
 }

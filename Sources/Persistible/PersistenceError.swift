@@ -151,9 +151,8 @@ extension PersistenceError: LocalizedError {
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
         case .writeFailed("fsync directory", let code):
-            return "Changed '\(path)', but its directory could not be flushed to disk: "
-                + "\(Self.message(for: code)). The change is in place (the new contents, the removal or the move "
-                + "aside) but may not survive a power loss."
+            return "Couldn't flush the directory of '\(path)' to disk: \(Self.message(for: code)). The change is in "
+                + "place (the new contents, the removal or the move aside) but may not survive a power loss."
         case .writeFailed(let operation, let code):
             return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). The file was left as it was."
         case .recordNotFound(let identity):

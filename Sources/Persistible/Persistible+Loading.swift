@@ -110,11 +110,13 @@ extension Persistible where Self: Codable & Hashable & Identifiable {
     /// ```
     ///
     /// Loading takes no lock and never waits, as ``loadFromFile()`` does. If the file holds several values with this
-    /// `id` (written by other means), the first is returned.
+    /// `id` (written by other means), the last is returned: the one a write of them all keeps.
     ///
+    /// - Parameter id: The identity to look for.
+    /// - Returns: The value, or `nil`.
     /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does, except that no file is no error.
     public static func loadFromFile(id: ID) throws -> Self? {
         let archive = try archive()
-        return try archive.read()?.contents.values.first { $0.id == id }
+        return try archive.read()?.contents.values.last { $0.id == id }
     }
 }

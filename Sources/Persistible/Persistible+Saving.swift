@@ -42,7 +42,8 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``archiveLockTimeout``; and ``PersistenceError/Reason/writeFailed(operation:errno:)``,
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` or
     ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, with the file as it was
-    ///   (except for the operation `"fsync directory"`: the new contents are then in place, and a retry, in any process, flushes).
+    ///   (except for the operation `"fsync directory"`: the new contents are then in place, and a retry, in any
+    ///   process, flushes).
     @discardableResult
     public func saveToFile() throws -> Bool {
         try Self.archive().merge([self], asSingleValue: true) > 0

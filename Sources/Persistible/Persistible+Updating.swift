@@ -12,7 +12,8 @@ extension Persistible where Self: Codable & Hashable {
     /// lost: two processes that each increment a counter 500 times leave it at 1,000.
     ///
     /// A stored value that lacks a key its type requires takes it from the encoding of `defaultValue`, as
-    /// ``loadFromFile(default:)`` does, and the write stores it.
+    /// ``loadFromFile(default:)`` does, and a write of the changed value stores it; an update that changes nothing
+    /// writes nothing.
     ///
     /// Nothing is written if `body` throws, or if it leaves the value equal to the stored one. When there is no
     /// file the result is written even if it equals `defaultValue`, so that a choice the user made stays made

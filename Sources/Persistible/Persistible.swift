@@ -55,8 +55,8 @@ public protocol Persistible {
     ///
     /// The default pretty-prints with sorted keys and without escaping slashes, so that the file reads well and the
     /// same values always give the same bytes. Whatever the encoder, empty arrays and objects are written `[]` and
-    /// `{}`, and the file ends with a newline. Return your own to choose, for example, ISO-8601 dates; return the same instance each time
-    /// rather than a new one, since an encoder is not free to make.
+    /// `{}`, and the file ends with a newline. Return your own to choose, for example, ISO-8601 dates; return the
+    /// same instance each time rather than a new one, since an encoder is not free to make.
     static var archiveEncoder: JSONEncoder { get }
 
     /// The decoder that reads the file. Pair it with ``archiveEncoder``, and return the same instance each time: the
@@ -167,8 +167,11 @@ public protocol Persistible {
     /// ``archiveMigrations`` reads are skipped. A file that is not JSON (damaged, cut short) still throws and is
     /// never written over, and so does a file that holds a single value no version reads: there is nothing left
     /// to work on. A value saved with the identity of a skipped record is added beside it, since this version
-    /// cannot tell which identity the skipped record holds; the newer version then reads both. To drop skipped
-    /// records, delete the file or move it aside with ``moveFileAside()``.
+    /// cannot tell which identity the skipped record holds; the newer version then reads both, and its next write
+    /// keeps only the later of the two, as it keeps any two values with one identity. So a type that skips records
+    /// must not make new identities from the records it reads (the largest `id` plus one): give new records
+    /// identities no other version can have taken, such as `UUID`s. To drop skipped records, delete the file or
+    /// move it aside with ``moveFileAside()``.
     ///
     /// The default is `false`: loads return every record or throw. See <doc:ModelEvolution>.
     static var archiveSkipsUnreadableRecords: Bool { get }

@@ -209,7 +209,7 @@ extension Archive {
             newRanges.append(start..<bytes.count)
         }
         flush()
-        bytes.append(contentsOf: Array((pretty ? "\n]" : "]").utf8))
+        bytes.append(contentsOf: Array((pretty ? "\n]\n" : "]\n").utf8))
         return Rewrite(
             bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix,
             carried: carriedRecords.map { ($0, newRanges[$0]) }

@@ -135,7 +135,8 @@ struct AtomicFile {
     ///
     /// - Returns: The identity of the new file.
     /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
-    ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
+    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation on the file flushes
+    ///   the directory.
     @discardableResult
     func write(_ bytes: Data, durability: Durability) throws -> FileIdentity {
         try write(bytes, unchangedPrefix: nil, durability: durability)
@@ -151,7 +152,8 @@ struct AtomicFile {
     ///
     /// - Returns: The identity of the new file.
     /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
-    ///   `"fsync directory"`: then the new contents are in place, and the directory is flushed by the next change.
+    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation on the file flushes
+    ///   the directory.
     @discardableResult
     func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
@@ -251,7 +253,7 @@ struct AtomicFile {
             defer { close(descriptor) }
             try flushToDisk(descriptor, "fsync")
         } else if errno != ENOENT {
-            throw SystemError.last("fsync", .write)
+            throw SystemError.last("open", .write)
         }
         try Directory.flushAfterChange(atPath: directory)
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Appends encoded values to an encoded JSON array without decoding or re-encoding what it already holds.
 ///
 /// With the package's pretty-printed format, appending `[c]` to `[a, b]` gives exactly the bytes that encoding
-/// `[a, b, c]` would; with any other valid array it gives valid JSON with the same values.
+/// `[a, b, c]` would, with the final newline the package ends a file with; with any other valid array it gives
+/// valid JSON with the same values.
 struct JSONArraySplice {
     private let prettyPrinted: Bool
 
@@ -22,6 +23,9 @@ struct JSONArraySplice {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
         // The elements of `additions`, with the indentation an encoder gives them inside an array.
         let margin = prettyPrinted ? 2 : 1
+        // A file's bytes end with a newline, and so may a long array's, spliced from slices.
+        let additions = additions[..<(additions.lastIndex(where: { !isJSONWhitespace($0) }).map { $0 + 1 }
+            ?? additions.startIndex)]
         guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return nil }
         if prettyPrinted {
             guard additions[additions.startIndex + 1] == newline, additions[additions.endIndex - 2] == newline else {
@@ -41,8 +45,8 @@ struct JSONArraySplice {
         if array[last] != open, array[last] != UInt8(ascii: ",") { array.append(UInt8(ascii: ",")) }
         if prettyPrinted { array.append(newline) }
         array.append(elements)
-        if prettyPrinted { array.append(newline) }
-        array.append(close)
+        // The file's final newline too, so that it never costs a copy of the whole file to add it afterwards.
+        array.append(contentsOf: prettyPrinted ? [newline, close, newline] : [close, newline])
         return unchanged
     }
 

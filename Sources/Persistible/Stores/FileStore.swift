@@ -114,8 +114,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             } else {
                 bytes = try archive.encode(array: writer.records)
             }
-            Archive<Object>.endingWithNewline(&bytes)
-            let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: archive.durability)
+            let identity = try archive.writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
             // The records as the writer holds them, not decoded from the file: a store keeps its own values. Those
             // that kept parts of their stored bytes are what the file holds only once decoded from it.
             var values = writer.records

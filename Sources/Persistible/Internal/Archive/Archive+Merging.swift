@@ -146,8 +146,7 @@ extension Archive {
                 appending: encoded, to: &state, storedCount: existing.count, allValues: existing + additions
             )
         }
-        Self.endingWithNewline(&bytes)
-        state.identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
+        state.identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
         state.bytes = bytes
         state.isSingleValue = false
         // Records that needed a default or a migration were written in the current format, encoded from their

@@ -103,8 +103,7 @@ extension Archive {
             }
             isSingleValue = false
         }
-        Self.endingWithNewline(&bytes)
-        let identity = try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
+        let identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
         var state = ArchiveState<Value>(
             identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
             members: members, index: index
