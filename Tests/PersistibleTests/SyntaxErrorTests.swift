@@ -23,6 +23,34 @@ struct Triple: Codable, Hashable, Persistible {
     }
 }
 
+/// Three numbers stored as an array, read also from an earlier form that named two of them: a migration makes its
+/// files be read record by record, through the path that fills defaults and tries older types.
+struct MigratingTriple: Codable, Hashable, Persistible {
+    struct Named: Codable {
+        var a: Int, b: Int
+    }
+
+    var values: [Int]
+
+    init(_ values: [Int]) {
+        self.values = values
+    }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        values = [try container.decode(Int.self), try container.decode(Int.self), try container.decode(Int.self)]
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(contentsOf: values)
+    }
+
+    static var archiveMigrations: [ArchiveMigration<MigratingTriple>] {
+        [.from(Named.self) { MigratingTriple([$0.a, $0.b, 0]) }]
+    }
+}
+
 /// A record that is itself an array of numbers.
 struct Scores: Codable, Hashable, Persistible {
     var values: [Int]
@@ -105,6 +133,23 @@ struct Scores: Codable, Hashable, Persistible {
             let error = try #require(persistenceError { _ = try Scores.loadFromFile() })
             #expect(error.reason == .unreadable(codingPath: "[1]", detail: "Expected to decode Int but found a string instead."), "\(error)")
             #expect(error.versionMismatch?.record == nil, "\(error)")
+        }
+    }
+
+    @Test func aTypeEncodedAsAnArrayWithMigrationsIsToldWhatItLacksToo() throws {
+        try inTemporaryDirectory { _ in
+            try Data("[1,2]".utf8).write(to: MigratingTriple.archiveUrl)
+            let error = try #require(persistenceError { _ = try MigratingTriple.loadFromFile() })
+            guard case .unreadable(let codingPath, _) = error.reason else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(codingPath == "[2]", "\(error)")
+            #expect(error.versionMismatch?.record == nil, "\(error)")
+            #expect(!error.description.contains("record 0"), "\(error)")
+            try Data("[1,2,3]".utf8).write(to: MigratingTriple.archiveUrl)
+            MigratingTriple.clearArchiveCache()
+            #expect(try MigratingTriple.loadFromFile() == MigratingTriple([1, 2, 3]))
         }
     }
 
