@@ -166,12 +166,14 @@ public protocol Persistible {
     /// Only records that are valid JSON and that neither the type, after ``archiveDefaults``, nor any of
     /// ``archiveMigrations`` reads are skipped. A file that is not JSON (damaged, cut short) still throws and is
     /// never written over, and so does a file that holds a single value no version reads: there is nothing left
-    /// to work on. A value saved with the identity of a skipped record is added beside it, since this version
-    /// cannot tell which identity the skipped record holds; the newer version then reads both, and its next write
-    /// keeps only the later of the two, as it keeps any two values with one identity. So a type that skips records
-    /// must not make new identities from the records it reads (the largest `id` plus one): give new records
-    /// identities no other version can have taken, such as `UUID`s. To drop skipped records, delete the file or
-    /// move it aside with ``moveFileAside()``.
+    /// to work on. A write that would store a value with the identity of a skipped record (an `Identifiable` type
+    /// whose `id` is `Decodable` and can be read from the record's bytes) throws
+    /// ``PersistenceError/Reason/unreadable(codingPath:detail:)`` with that record's
+    /// ``PersistenceError/versionMismatch`` and writes nothing: the version that reads both would keep only one. So
+    /// a type that skips records should not make new identities from the records it reads (the largest `id` plus
+    /// one), but give new records identities no other version can have taken, such as `UUID`s. A skipped record
+    /// whose `id` cannot be read is not checked. To drop skipped records, delete the file or move it aside with
+    /// ``moveFileAside()``.
     ///
     /// The default is `false`: loads return every record or throw. See <doc:ModelEvolution>.
     static var archiveSkipsUnreadableRecords: Bool { get }

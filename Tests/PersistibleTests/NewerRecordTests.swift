@@ -53,6 +53,31 @@ import Testing
         }
     }
 
+    /// A value with the identity of a record this version skips would stand beside it, and the version that reads
+    /// both would keep only one: every write that would store one is refused, and the file stays as it is.
+    @Test func noWriteGivesAValueTheIdentityOfARecordItCannotRead() throws {
+        try inTemporaryDirectory { directory in
+            let new = try install("enum-v2", as: Todo.self)
+            let taken = Todo(id: "b", state: .open)
+            let attempts: [() throws -> Void] = [
+                { _ = try taken.saveToFile() },
+                { _ = try [Todo(id: "d", state: .open), taken].saveToFile() },
+                { try Todo.updateList { $0.append(taken) } },
+                { try [taken].overwriteFile() },
+                { try FileStore<Todo>().insert(taken) },
+                { try FileStore<Todo>().write { $0.insert(contentsOf: [Todo(id: "a", state: .done), taken]) } },
+            ]
+            for attempt in attempts {
+                let error = persistenceError(attempt)
+                #expect(error?.versionMismatch?.record == 1, "\(String(describing: error))")
+                #expect(try bytes(of: Todo.self) == new)
+            }
+            #expect(try directory.temporaries().isEmpty)
+            try Todo(id: "d", state: .open).saveToFile()
+            #expect(try EnumCase.V2.loadListFromFile().map(\.id) == ["a", "b", "c", "d"])
+        }
+    }
+
     @Test func aFileStoreWorksAroundARecordItCannotRead() throws {
         try inTemporaryDirectory { _ in
             _ = try install("enum-v2", as: Todo.self)

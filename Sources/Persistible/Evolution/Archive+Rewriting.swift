@@ -237,6 +237,9 @@ extension Archive {
             let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
             ranges.count == storedCount + unreadable.count
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        try refuseIdentitiesOfUnreadable(
+            in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
+        )
         whole.recordRanges = ranges
         // Where each record the caller counts stands in the file.
         let stored = ranges.indices.filter { !unreadable.contains($0) }
@@ -282,6 +285,31 @@ extension Archive {
         rewrite.carried = rewrite.carried.compactMap { carried in written[carried.record].map { ($0, carried.range) } }
         rewrite.unreadable = kept
         return rewrite
+    }
+
+    /// Throws if a value about to be written has the identity of a record that no version reads, where that record's
+    /// `id` can be read on its own: this version cannot tell what the record holds, and storing a second value with
+    /// its identity would leave the version that reads both to keep only one of them.
+    func refuseIdentitiesOfUnreadable(
+        in state: ArchiveState<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
+    ) throws(PersistenceError) {
+        let identity = RecordIdentity<Value>()
+        guard !state.unreadable.isEmpty, identity.usesIdentifier,
+            let ranges = known ?? state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes)
+        else { return }
+        var taken: [AnyHashable: Int] = [:]
+        for position in state.unreadable where position < ranges.count {
+            let record = state.bytes[(state.bytes.startIndex + ranges[position].lowerBound)..<(state.bytes.startIndex
+                + ranges[position].upperBound)]
+            if let id = identity.decodedIdentifier(of: record, with: decoder) { taken[id] = position }
+        }
+        guard !taken.isEmpty else { return }
+        for value in values {
+            guard let position = taken[identity.of(value)],
+                case .failure(let mismatch) = decodeRecord(state.bytes, at: ranges[position], defaults: nil, index: position)
+            else { continue }
+            throw mismatchError(mismatch)
+        }
     }
 
     /// The bytes for `values` replacing the records of `state`, found by identity: a record equal to the stored one

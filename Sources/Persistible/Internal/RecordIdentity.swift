@@ -1,3 +1,5 @@
+import Foundation
+
 /// What makes two records the same record: the `id` of an `Identifiable` type, else the whole value.
 ///
 /// The choice is made from the type at run time, so an `Identifiable` type is identified by its `id` even in a
@@ -26,6 +28,33 @@ struct RecordIdentity<Object: Hashable> {
     ) -> AnyHashable {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
+}
+
+extension RecordIdentity {
+    /// The identity a record's bytes hold under `id`, when the type is `Identifiable` with a `Decodable` `ID` and the
+    /// bytes hold one: what can be known of a record that does not decode whole.
+    func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
+        guard let identifiedType else { return nil }
+        return Self.decodedIdentifier(of: record, as: identifiedType, with: decoder)
+    }
+
+    private static func decodedIdentifier<Identified: Identifiable>(
+        of record: Data, as type: Identified.Type, with decoder: JSONDecoder
+    ) -> AnyHashable? {
+        guard let idType = Identified.ID.self as? any Decodable.Type,
+            let id = decoded(idType, from: record, with: decoder) as? Identified.ID
+        else { return nil }
+        return AnyHashable(id)
+    }
+
+    private static func decoded<ID: Decodable>(_ type: ID.Type, from record: Data, with decoder: JSONDecoder) -> Any? {
+        try? decoder.decode(IdentifierOnly<ID>.self, from: record).id
+    }
+}
+
+/// The `id` of a record, alone.
+private struct IdentifierOnly<ID: Decodable>: Decodable {
+    var id: ID
 }
 
 // The one stored property is a metatype: immutable type metadata that the runtime shares between threads anyway.

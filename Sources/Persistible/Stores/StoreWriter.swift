@@ -295,4 +295,9 @@ enum RecordSource: Equatable {
         if case .unchanged(let original) = self { return .changed(original) }
         return self
     }
+
+    var isUnchanged: Bool {
+        if case .unchanged = self { return true }
+        return false
+    }
 }

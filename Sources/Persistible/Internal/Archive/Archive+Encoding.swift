@@ -55,6 +55,9 @@ extension Archive {
         storedCount: Int,
         allValues: @autoclosure () -> [Value]
     ) throws(PersistenceError) -> (bytes: Data, unchangedPrefix: AtomicFile.UnchangedPrefix?) {
+        if !state.unreadable.isEmpty {
+            try refuseIdentitiesOfUnreadable(in: state, written: allValues().dropFirst(storedCount))
+        }
         // Records that needed a default or a migration are written anew, in the current format.
         if !state.isSingleValue, state.stale.isEmpty, splices {
             var bytes = Data()
