@@ -85,25 +85,30 @@ extension Archive {
     /// container's opening.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
-        guard bytes.count >= 4, bytes.withUnsafeBytes({ buffer in
-            zip(buffer, buffer.dropFirst()).contains { $0 == newline && $1 == newline }
-        }) else { return bytes }
-        var result = Data(capacity: bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            result.append(byte)
-            index += 1
-            guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{"), index + 1 < bytes.endIndex,
-                bytes[index] == newline, bytes[index + 1] == newline
-            else { continue }
-            var closing = index + 2
-            while closing < bytes.endIndex, bytes[closing] == space { closing += 1 }
-            if closing < bytes.endIndex, bytes[closing] == byte + 2 {  // "]" follows "[", "}" follows "{"
+        return bytes.withUnsafeBytes { buffer -> Data in
+            var result: Data?
+            // Copied in runs between the empty containers: a record with an empty array in each of many records
+            // would otherwise cost a byte-by-byte copy of the whole file.
+            var copied = 0
+            var index = 0
+            while let open = buffer[index...].firstIndex(of: newline).map({ $0 - 1 }) {
+                index = open + 2
+                guard open >= 0, buffer[open] == UInt8(ascii: "[") || buffer[open] == UInt8(ascii: "{"),
+                    index < buffer.count, buffer[index] == newline
+                else { continue }
+                var closing = index + 1
+                while closing < buffer.count, buffer[closing] == space { closing += 1 }
+                // "]" follows "[", "}" follows "{".
+                guard closing < buffer.count, buffer[closing] == buffer[open] + 2 else { continue }
+                if result == nil { result = Data(capacity: buffer.count) }
+                result!.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied...open]))
+                copied = closing
                 index = closing
             }
+            guard var result else { return bytes }
+            result.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied...]))
+            return result
         }
-        return result
     }
 
     /// Writes `bytes` as the whole file under the lock the caller holds, first ending them with a newline, as
