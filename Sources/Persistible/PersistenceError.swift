@@ -271,3 +271,14 @@ extension PersistenceError {
         String(cString: strerror(code))
     }
 }
+
+extension SystemError {
+    /// The reason a public error gives for this failure.
+    var reason: PersistenceError.Reason {
+        switch phase {
+        case .read: return .readFailed(operation: operation, errno: code)
+        case .write: return .writeFailed(operation: operation, errno: code)
+        case .lock: return .lockFailed(operation: operation, errno: code)
+        }
+    }
+}

@@ -71,31 +71,26 @@ import Testing
         }
     }
 
-    @Test func temporariesOfDeadOrLongGoneWritersAreRemovedByTheNextSave() throws {
+    /// Version 0.1.0 made each temporary under the lock, named after its process and a random part; one that a
+    /// killed writer left is abandoned, whoever the process, once the lock is held.
+    @Test func temporariesLeftByRelease010AreRemovedByTheFirstSave() throws {
         try inTemporaryDirectory { directory in
-            try sam.saveToFile()
-            // A process that has ended, and been waited for, no longer exists.
-            let ended = try ChildProcess("PersonDemo", ["path"])
-            _ = ended.finish()
-            let dead = directory.file(".person_data.json.persistible-\(ended.process.processIdentifier)-abc.tmp")
-            let alive = directory.file(".person_data.json.persistible-\(getppid())-def.tmp")
-            let aliveButOld = directory.file(".person_data.json.persistible-\(getppid())-ghi.tmp")
+            let left = [
+                directory.file(".person_data.json.persistible-\(getppid())-3w5e11264sgsf.tmp"),
+                directory.file(".person_data.json.persistible-4194304-0.tmp"),
+            ]
             let someoneElses = directory.file(".other.json.persistible-1-jkl.tmp")
-            for url in [dead, alive, aliveButOld, someoneElses] {
+            let notATemporary = directory.file(".person_data.json.persistible-notes.tmp")
+            for url in left + [someoneElses, notATemporary] {
                 try Data("partial".utf8).write(to: url)
             }
-            let twoHoursAgo = Date(timeIntervalSinceNow: -7200)
-            try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: aliveButOld.path)
-            // A writer that dies holding the lock leaves its process identifier in the lock file.
-            try Data("\(ended.process.processIdentifier)\n".utf8).write(to: directory.file("person_data.json.lock"))
 
-            try amy.saveToFile()
+            try sam.saveToFile()
 
-            #expect(!FileManager.default.fileExists(atPath: dead.path))
-            #expect(!FileManager.default.fileExists(atPath: aliveButOld.path))
-            #expect(FileManager.default.fileExists(atPath: alive.path))
+            for url in left { #expect(!FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)") }
             #expect(FileManager.default.fileExists(atPath: someoneElses.path))
-            #expect(try Person.loadListFromFile() == [sam, amy])
+            #expect(FileManager.default.fileExists(atPath: notATemporary.path))
+            #expect(try Person.loadListFromFile() == [sam])
         }
     }
 

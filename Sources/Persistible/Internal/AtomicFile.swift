@@ -76,7 +76,7 @@ struct AtomicFile {
     /// The status of what is at the path, without following a symbolic link; `nil` if nothing is there.
     func status() throws -> stat? {
         var status = stat()
-        guard lstat(path, &status) == 0 else {
+        guard SystemCalls.current.lstat(path, &status) == 0 else {
             if errno == ENOENT { return nil }
             throw SystemError.last("lstat", .read)
         }
@@ -90,14 +90,15 @@ struct AtomicFile {
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
     private func createTemporary(mode: mode_t) throws -> Int32 {
+        let system = SystemCalls.current
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
         let path = temporary
-        var descriptor = retryingOnInterrupt { open(path, flags, mode) }
+        var descriptor = retryingOnInterrupt { system.open(path, flags, mode) }
         if descriptor < 0, errno == EEXIST {
-            guard unlink(path) == 0 || errno == ENOENT else {
+            guard system.unlink(path) == 0 || errno == ENOENT else {
                 throw SystemError.last("remove abandoned temporary", .write)
             }
-            descriptor = retryingOnInterrupt { open(path, flags, mode) }
+            descriptor = retryingOnInterrupt { system.open(path, flags, mode) }
         }
         guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
         return descriptor
@@ -106,29 +107,7 @@ struct AtomicFile {
     /// Removes the temporary a writer left when it died, if there is one; a failure is ignored, as it costs disk
     /// space, not data, and the next save tries again.
     func removeAbandonedTemporary() {
-        unlink(temporary)
-    }
-
-    // The temporaries' names of earlier, unreleased builds: ".<name>.persistible-<pid>-<random>.tmp", the random
-    // part 13 characters long. Another file's temporaries can begin with the same characters (those of
-    // "rec.json.persistible-1.json" begin with those of "rec.json"), so a name counts as this file's only if what
-    // follows the prefix is exactly a process identifier, a dash and a random part.
-    private var temporaryPrefix: String { ".\(name).persistible-" }
-    private static let temporarySuffix = ".tmp"
-
-    /// The process that made the temporary named `entryName`, if it is one of this file's temporaries; 0 if it is
-    /// one without a process identifier that this process can read.
-    private func owner(ofTemporary entryName: String) -> pid_t? {
-        guard entryName.hasPrefix(temporaryPrefix), entryName.hasSuffix(Self.temporarySuffix) else { return nil }
-        let middle = entryName.utf8.dropFirst(temporaryPrefix.utf8.count).dropLast(Self.temporarySuffix.utf8.count)
-        let parts = middle.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            parts[0].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            parts[1].allSatisfy({
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-            })
-        else { return nil }
-        return pid_t(String(decoding: parts[0], as: UTF8.self)) ?? 0
+        _ = SystemCalls.current.unlink(temporary)
     }
 
     /// Replaces the file's contents with `bytes`.
@@ -156,54 +135,48 @@ struct AtomicFile {
     ///   the directory.
     @discardableResult
     func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
+        let system = SystemCalls.current
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
         // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
-        let directoryDescriptor = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { if directoryDescriptor >= 0 { close(directoryDescriptor) } }
-        guard directoryDescriptor < 0 || !DirectoryFlags.isAppendOnly(directoryDescriptor) else {
+        let directoryDescriptor = retryingOnInterrupt {
+            system.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        }
+        defer { if directoryDescriptor >= 0 { _ = system.close(directoryDescriptor) } }
+        guard directoryDescriptor < 0 || !system.isAppendOnly(directoryDescriptor) else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
         let temporary = self.temporary
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
-        defer { if let source { close(source.descriptor) } }
+        defer { if let source { _ = system.close(source.descriptor) } }
         var existing = source?.status ?? stat()
-        let replacing = source != nil || stat(path, &existing) == 0
+        let replacing = source != nil || system.stat(path, &existing) == 0
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let mode = replacing
             ? Self.creationMode(replacing: existing, in: ownershipOfDirectory(directoryDescriptor)) : 0o666
-        #if canImport(Darwin)
-        let clone = source.flatMap { source in
-            FileClone.create(atPath: temporary, cloning: source.descriptor, onDevice: UInt64(source.status.st_dev))
-        }
-        let descriptor = try clone?.descriptor ?? createTemporary(mode: mode)
-        let clonedLength = clone?.length
-        #else
-        let descriptor = try createTemporary(mode: mode)
-        let clonedLength = source.flatMap { source in
-            FileClone.clone(
-                source.descriptor, into: descriptor, length: unchangedPrefix?.length ?? 0, total: bytes.count,
-                blockSize: Int(source.status.st_blksize), onDevice: UInt64(source.status.st_dev)
+        let (descriptor, clone) = try source.map { source in
+            try FileClone.create(
+                atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
+                orCreate: { try createTemporary(mode: mode) }
             )
-        }
-        #endif
+        } ?? (createTemporary(mode: mode), nil)
         var written = stat()
         var isOpen = true
         do {
             if replacing {
                 try Self.copyOwnership(from: existing, to: descriptor)
             }
-            if let unchangedPrefix, let clonedLength {
+            if let clone {
                 // The length is set before the rest is written, so that the write stays within the file. A write
                 // past the end makes XFS reserve blocks beyond it in case the file grows on, and closing the file
                 // then gives them back in a transaction of its own, on every save. A truncate to the length the
                 // file has already would cost a transaction too, so it is skipped.
-                if bytes.count != clonedLength {
-                    guard ftruncate(descriptor, off_t(bytes.count)) == 0 else {
+                if bytes.count != clone.length {
+                    guard system.ftruncate(descriptor, off_t(bytes.count)) == 0 else {
                         throw SystemError.last("ftruncate", .write)
                     }
                 }
-                try Self.writeAll(bytes, from: min(clonedLength, unchangedPrefix.length), to: descriptor)
+                try Self.writeAll(bytes, from: clone.shared, to: descriptor)
             } else {
                 try Self.writeAll(bytes, from: 0, to: descriptor)
             }
@@ -215,14 +188,14 @@ struct AtomicFile {
                 try flushDataBeforeRename(descriptor)
                 // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
                 // identity read, before it replaces anything.
-                guard fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
+                guard system.fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
                 isOpen = false
-                guard close(descriptor) == 0 else { throw SystemError.last("close", .write) }
+                guard system.close(descriptor) == 0 else { throw SystemError.last("close", .write) }
             }
-            guard rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
+            guard system.rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
         } catch {
-            if isOpen { close(descriptor) }
-            unlink(temporary)
+            if isOpen { _ = system.close(descriptor) }
+            _ = system.unlink(temporary)
             throw error
         }
         if isOpen {
@@ -230,8 +203,8 @@ struct AtomicFile {
             // by then, and only once the rename has changed it: reading its times before a change makes the change
             // cost more (see FileOwnership). Should it fail, an identity no file has makes the next operation read
             // the file. Closing can report nothing the flushed contents depend on.
-            if fstat(descriptor, &written) != 0 { written = stat() }
-            close(descriptor)
+            if system.fstat(descriptor, &written) != 0 { written = stat() }
+            _ = system.close(descriptor)
         }
         changes.madeAny = true
         if durability == .full {
@@ -248,9 +221,10 @@ struct AtomicFile {
     /// has since exited, may have replaced the file and failed to flush it, and success must mean that what this
     /// one found is on the disk. On a file and directory with nothing unflushed, each flush costs a system call.
     func flushAsFound() throws {
-        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+        let system = SystemCalls.current
+        let descriptor = retryingOnInterrupt { system.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0) }
         if descriptor >= 0 {
-            defer { close(descriptor) }
+            defer { _ = system.close(descriptor) }
             try flushToDisk(descriptor, "fsync")
         } else if errno != ENOENT {
             throw SystemError.last("open", .write)
@@ -260,7 +234,7 @@ struct AtomicFile {
 
     /// Removes the file, following a symbolic link to its target; a missing file is not an error.
     func remove(durability: Durability) throws {
-        guard unlink(path) == 0 else {
+        guard SystemCalls.current.unlink(path) == 0 else {
             if errno == ENOENT { return }
             throw SystemError.last("unlink", .write)
         }
@@ -270,40 +244,32 @@ struct AtomicFile {
         }
     }
 
-    /// Removes the temporaries that writers of this file left behind when they died.
+    /// Removes the temporaries that writers of version 0.1.0 left when they died, once per file and process.
     ///
-    /// Call it while holding the file's lock. A temporary is abandoned when the process that made it is gone, or is
-    /// this one, or when it is over an hour old (a process identifier can be reused, and one from another PID
-    /// namespace sharing the directory means nothing here). Failures are ignored: a leftover temporary costs disk
-    /// space, not data.
-    ///
-    /// - Returns: Whether no temporary of this file is left, so that no later writer need look again.
-    @discardableResult
-    func removeAbandonedTemporaries() -> Bool {
-        guard let stream = opendir(directory) else { return false }
-        defer { closedir(stream) }
-        let ownProcess = getpid()
-        let hourAgo = time(nil) - 3600
-        var clean = true
-        // Most entries are other files: they are told apart by their first bytes, without making a String of each.
-        let prefix = Array(temporaryPrefix.utf8CString.dropLast())
-        while let entry = readdir(stream) {
-            let entryName: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                let name = raw.bindMemory(to: CChar.self).baseAddress!
-                guard strncmp(name, prefix, prefix.count) == 0 else { return nil }
-                return String(cString: name)
-            }
-            guard let entryName, let owner = owner(ofTemporary: entryName) else { continue }
-            let candidate = directory + "/" + entryName
-            var status = stat()
-            guard lstat(candidate, &status) == 0 else { continue }
-            let ownerIsGone = owner <= 0 || owner == ownProcess || (kill(owner, 0) == -1 && errno == ESRCH)
-            if !(ownerIsGone || status.st_mtim_seconds < hourAgo) || unlink(candidate) != 0 {
-                clean = false
-            }
+    /// Version 0.1.0 named each temporary `.<name>.persistible-<pid>-<random>.tmp` and made it while holding the
+    /// file's lock, as every version does: so the holder of the lock knows that any such temporary is abandoned.
+    /// A name counts only when exactly a process identifier and a random part follow `.<name>.persistible-`, so the
+    /// temporaries of a file whose name extends this one's (`rec.json.persistible-1.json` beside `rec.json`) are
+    /// left alone. Failures are ignored: a leftover temporary costs disk space, not data.
+    func removeTemporariesOfRelease010() {
+        guard Self.cleanedOf010.withLock({ $0.insert(path).inserted }) else { return }
+        let system = SystemCalls.current
+        let prefix = ".\(name).persistible-"
+        for entry in system.directoryEntries(directory) ?? [] where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
+                separator: UInt8(ascii: "-"), omittingEmptySubsequences: false
+            )
+            let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+            let isLetter = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isDigit),
+                parts[1].allSatisfy({ isDigit($0) || isLetter($0) })
+            else { continue }
+            _ = system.unlink(directory + "/" + entry)
         }
-        return clean
     }
+
+    /// The files whose 0.1.0 temporaries this process has removed.
+    private static let cleanedOf010 = Locked<Set<String>>([])
 
     // MARK: - Steps
 
@@ -315,7 +281,9 @@ struct AtomicFile {
     /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
     /// group is sure only where it is both.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
-        guard existing.st_mode & 0o7000 == 0, existing.st_uid == geteuid(), existing.st_gid == getegid(),
+        let system = SystemCalls.current
+        guard existing.st_mode & 0o7000 == 0, existing.st_uid == system.effectiveUser(),
+            existing.st_gid == system.effectiveGroup(),
             let directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
@@ -330,18 +298,19 @@ struct AtomicFile {
     private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
         // The new file's owner and group are the process's, or the directory's group where the directory is
         // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
+        let system = SystemCalls.current
         guard let created = FileOwnership.of(descriptor: descriptor) else { throw SystemError.last("fstat", .write) }
         var group = created.group
         if created.owner != existing.st_uid || created.group != existing.st_gid {
-            if geteuid() == 0 {
-                guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+            if system.effectiveUser() == 0 {
+                guard system.fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
                     throw SystemError.last("fchown", .write)
                 }
                 group = existing.st_gid
             } else if created.owner == existing.st_uid {
                 // Only root may give a file to another owner. An owner may give it any group it belongs to, and
                 // keeps the new file's group when it does not belong to the old one.
-                if fchown(descriptor, uid_t.max, existing.st_gid) == 0 { group = existing.st_gid }
+                if system.fchown(descriptor, uid_t.max, existing.st_gid) == 0 { group = existing.st_gid }
             }
         }
         var mode = existing.st_mode & 0o7777
@@ -352,17 +321,18 @@ struct AtomicFile {
         }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
         guard created.mode & 0o7777 != mode || group != created.group else { return }
-        guard fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
+        guard system.fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
     }
 
     /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
     private static func writeAll(_ bytes: Data, from offset: Int, to descriptor: Int32) throws {
+        let system = SystemCalls.current
         try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             guard let base = buffer.baseAddress else { return }
             var position = offset
             while position < buffer.count {
                 let written = retryingOnInterrupt {
-                    pwrite(descriptor, base + position, buffer.count - position, off_t(position))
+                    system.pwrite(descriptor, base + position, buffer.count - position, off_t(position))
                 }
                 guard written > 0 else {
                     throw written == 0 ? SystemError(phase: .write, operation: "write", code: EIO)
@@ -388,14 +358,15 @@ struct AtomicFile {
     private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (descriptor: Int32, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device)
         else { return nil }
-        let source = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        let system = SystemCalls.current
+        let source = retryingOnInterrupt { system.open(path, O_RDONLY | O_CLOEXEC, 0) }
         guard source >= 0 else { return nil }
         var status = stat()
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
-        guard fstat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+        guard system.fstat(source, &status) == 0, status.isRegularFile,
             FileIdentity(status) == prefix.identity, Int(status.st_size) >= prefix.length
         else {
-            close(source)
+            _ = system.close(source)
             return nil
         }
         return (source, status)
@@ -405,19 +376,17 @@ struct AtomicFile {
 
     /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
     private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
+        let system = SystemCalls.current
         var path = start
         // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
         for _ in 0..<40 {
             var status = stat()
-            guard lstat(path, &status) == 0 else {
+            guard system.lstat(path, &status) == 0 else {
                 if errno == ENOENT { return (path, nil) }
                 throw SystemError.last("lstat", .read)
             }
-            guard (status.st_mode & S_IFMT) == S_IFLNK else { return (path, Kind(status)) }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlink(path, &buffer, buffer.count - 1)
-            guard length >= 0 else { throw SystemError.last("readlink", .write) }
-            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard status.isSymbolicLink else { return (path, Kind(status)) }
+            guard let target = system.readlink(path) else { throw SystemError.last("readlink", .write) }
             path = target.hasPrefix("/")
                 ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
@@ -433,15 +402,5 @@ extension AtomicFile.Kind {
         case S_IFDIR: self = .directory
         default: self = .special
         }
-    }
-}
-
-extension stat {
-    fileprivate var st_mtim_seconds: Int {
-        #if canImport(Darwin)
-        Int(st_mtimespec.tv_sec)
-        #else
-        Int(st_mtim.tv_sec)
-        #endif
     }
 }

@@ -117,28 +117,6 @@ final class FileWatch: ChangeSource {
     }
 }
 
-/// What polling compares: the file's identity, and its mode and change time, which a change of permissions moves.
-struct EntryStatus: Hashable, Sendable {
-    var identity: FileIdentity
-    var mode: UInt32
-    var changeSeconds: Int64
-    var changeNanoseconds: Int64
-
-    init?(atPath path: String, following: Bool) {
-        var status = stat()
-        guard (following ? stat(path, &status) : lstat(path, &status)) == 0 else { return nil }
-        identity = FileIdentity(status)
-        mode = UInt32(status.st_mode)
-        #if canImport(Darwin)
-        changeSeconds = Int64(status.st_ctimespec.tv_sec)
-        changeNanoseconds = Int64(status.st_ctimespec.tv_nsec)
-        #else
-        changeSeconds = Int64(status.st_ctim.tv_sec)
-        changeNanoseconds = Int64(status.st_ctim.tv_nsec)
-        #endif
-    }
-}
-
 extension WatchTarget {
     /// The entries that decide what `path` holds: its own, and for a symbolic link the entry it points to, and so on
     /// to the file. Where a directory is missing, the entry of its first missing part in the nearest directory that
@@ -174,13 +152,10 @@ extension WatchTarget {
 
     private static func isDirectory(_ path: String) -> Bool {
         var status = stat()
-        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+        return SystemCalls.current.stat(path, &status) == 0 && status.isDirectory
     }
 
     private static func symbolicLinkDestination(atPath path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(path, &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        SystemCalls.current.readlink(path).flatMap { $0.isEmpty ? nil : $0 }
     }
 }

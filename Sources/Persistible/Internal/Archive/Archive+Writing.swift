@@ -24,15 +24,13 @@ extension Archive {
             while true {
                 attempt += 1
                 do {
-                    return try lock.withLock(timeout: lockTimeout) { holding in
-                        if holding.cleanupIsOwed {
-                            holding.cleanupIsOwed = !file.removeAbandonedTemporaries()
-                        }
+                    return try lock.withLock(timeout: lockTimeout) { directoryOwnership in
+                        file.removeTemporariesOfRelease010()
                         // One status serves the check and the cache: a regular file's is its identity.
                         let status = try file.status()
                         try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
                         var file = file
-                        file.directoryOwnership = holding.directoryOwnership
+                        file.directoryOwnership = directoryOwnership
                         file.identityUnderLock = status.map(FileIdentity.init)
                         let result = try body(file)
                         if durability == .full, !file.hasChanged {
@@ -73,7 +71,7 @@ extension Archive {
             let resolved = try AtomicFile(resolving: path)
             guard resolved.kindWhenResolved != nil else {
                 ArchiveCache.remove(path: path)
-                if durability == .full, access(resolved.directory, F_OK) == 0 {
+                if durability == .full, Directory.exists(atPath: resolved.directory) {
                     try Directory.flushAfterChange(atPath: resolved.directory)
                 }
                 return

@@ -15,16 +15,17 @@ enum FileReader {
     /// - Throws: ``SystemError`` if the file exists but cannot be read, for example because it is a directory or
     ///   not a regular file; ``FileTooLarge`` if it holds more than ``sizeLimit`` bytes.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
-        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        let system = SystemCalls.current
+        let descriptor = retryingOnInterrupt { system.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw SystemError.last("open", .read)
         }
-        defer { close(descriptor) }
+        defer { _ = system.close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw SystemError.last("fstat", .read) }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw SystemError(phase: .read, operation: "open", code: (status.st_mode & S_IFMT) == S_IFDIR ? EISDIR : EINVAL)
+        guard system.fstat(descriptor, &status) == 0 else { throw SystemError.last("fstat", .read) }
+        guard status.isRegularFile else {
+            throw SystemError(phase: .read, operation: "open", code: status.isDirectory ? EISDIR : EINVAL)
         }
         guard Int64(status.st_size) <= sizeLimit else { throw FileTooLarge(size: Int64(status.st_size)) }
         // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
@@ -37,7 +38,7 @@ enum FileReader {
                 bytes.count += max(4096, bytes.count / 2)
             }
             let count = bytes.withUnsafeMutableBytes { buffer in
-                retryingOnInterrupt { read(descriptor, buffer.baseAddress! + filled, buffer.count - filled) }
+                retryingOnInterrupt { system.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled) }
             }
             guard count >= 0 else { throw SystemError.last("read", .read) }
             if count == 0 { break }

@@ -9,9 +9,11 @@ import Foundation
 /// saves). A new thread costs tens of microseconds, little beside a save.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
+        // The thread inherits no task-local value: the system calls in use are carried over by hand.
+        let system = SystemCalls.current
+        return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Swift.Result { try work() })
+                continuation.resume(with: Swift.Result { try SystemCalls.$current.withValue(system, operation: work) })
             }
             thread.name = "Persistible blocking work"
             thread.start()

@@ -14,20 +14,17 @@ enum FileRename {
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {
+        let system = SystemCalls.current
         for candidate in candidates {
-            switch renameExclusively(path, to: candidate) {
-            case 0:
-                break
-            case EEXIST:
-                continue
-            default:
-                guard link(path, candidate) == 0 else {
+            if system.renameNoReplace(path, candidate) != 0 {
+                if errno == EEXIST { continue }
+                guard system.link(path, candidate) == 0 else {
                     if errno == EEXIST { continue }
                     throw SystemError.last("link", .write)
                 }
-                guard unlink(path) == 0 else {
+                guard system.unlink(path) == 0 else {
                     let failure = SystemError.last("unlink", .write)
-                    unlink(candidate)
+                    _ = system.unlink(candidate)
                     throw failure
                 }
             }
@@ -37,22 +34,5 @@ enum FileRename {
             return candidate
         }
         throw SystemError(phase: .write, operation: "link", code: EEXIST)
-    }
-
-    /// Renames without replacing where the system can: 0 when done, `EEXIST` when the name is taken, any other
-    /// value when this way is not available here (then nothing happened).
-    private static func renameExclusively(_ path: String, to candidate: String) -> Int32 {
-        #if os(Linux)
-        // renameat2 is in the C library since glibc 2.28 but not in the imported headers.
-        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return ENOSYS }
-        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
-        let noReplace: UInt32 = 1
-        return renameat2(AT_FDCWD, path, AT_FDCWD, candidate, noReplace) == 0 ? 0 : errno
-        #elseif canImport(Darwin)
-        return renamex_np(path, candidate, UInt32(RENAME_EXCL)) == 0 ? 0 : errno
-        #else
-        return ENOSYS
-        #endif
     }
 }

@@ -7,7 +7,8 @@ enum Directory {
     /// With full durability each new directory's parent is flushed, so the new entries survive a power loss
     /// along with the file that is about to be written in them.
     static func create(atPath path: String, durability: Durability) throws {
-        if mkdir(path, 0o777) == 0 {
+        let system = SystemCalls.current
+        if system.mkdir(path, 0o777) == 0 {
             if durability == .full { try flushParent(of: path) }
             return
         }
@@ -18,7 +19,9 @@ enum Directory {
             let parent = (path as NSString).deletingLastPathComponent
             guard parent != path, !parent.isEmpty else { throw SystemError.last("create directory", .write) }
             try create(atPath: parent, durability: durability)
-            guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw SystemError.last("create directory", .write) }
+            guard system.mkdir(path, 0o777) == 0 || errno == EEXIST else {
+                throw SystemError.last("create directory", .write)
+            }
             if durability == .full { try flushParent(of: path) }
         default:
             throw SystemError.last("create directory", .write)
@@ -38,9 +41,10 @@ enum Directory {
     /// Flushes the directory at `path` to the disk, so that the entries just made or renamed in it survive a
     /// power loss.
     static func flush(atPath path: String) throws {
-        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let system = SystemCalls.current
+        let descriptor = retryingOnInterrupt { system.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
         guard descriptor >= 0 else { throw SystemError.last("open directory", .write) }
-        defer { close(descriptor) }
+        defer { _ = system.close(descriptor) }
         try flushToDisk(descriptor, "fsync directory")
     }
 
@@ -62,28 +66,27 @@ enum Directory {
             throw SystemError(phase: .write, operation: "fsync directory", code: error.code)
         }
     }
+
+    /// Whether anything is at `path`.
+    static func exists(atPath path: String) -> Bool {
+        var status = stat()
+        return SystemCalls.current.stat(path, &status) == 0
+    }
 }
 
-/// Writes a file's data to the disk ahead of whatever is done to the file next, without waiting for the rest of the
-/// file system or, on Apple platforms, for the drive's own cache: what a save without full durability needs so that
-/// its rename never reaches the disk before its bytes.
+/// Writes a file's data to the disk ahead of whatever is done to the file next: what a save without full
+/// durability needs so that its rename never reaches the disk before its bytes.
 func flushDataBeforeRename(_ descriptor: Int32) throws {
-    #if canImport(Darwin)
-    // A barrier keeps the drive from writing the rename before the data, without emptying its cache.
-    if fcntl(descriptor, F_BARRIERFSYNC) == 0 { return }
-    guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw SystemError.last("fsync", .write) }
-    #else
-    guard retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else { throw SystemError.last("fdatasync", .write) }
-    #endif
+    let system = SystemCalls.current
+    guard retryingOnInterrupt({ system.dataSync(descriptor) }) == 0 else {
+        throw SystemError.last("fdatasync", .write)
+    }
 }
 
 /// Flushes a file's data, and on Apple platforms the drive's own cache, to the disk.
 func flushToDisk(_ descriptor: Int32, _ operation: String) throws {
-    #if canImport(Darwin)
-    // fsync on Apple platforms leaves the data in the drive's cache; F_FULLFSYNC asks the drive to write it.
-    if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
-    #endif
-    guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else {
+    let system = SystemCalls.current
+    guard retryingOnInterrupt({ system.fullSync(descriptor) }) == 0 else {
         throw SystemError.last(operation, .write)
     }
 }

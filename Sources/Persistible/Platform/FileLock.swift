@@ -1,0 +1,158 @@
+import Foundation
+
+/// An exclusive lock that serializes the writers of one file, across threads and processes.
+///
+/// It locks a sibling file, `<name>.lock`, and never the data file: a save renames a new file over the data file,
+/// so a lock held on the old data file would exclude nobody. The lock file is never deleted, since deleting it
+/// while another writer waits on it would let a third writer lock a new file beside them, and nothing is ever
+/// written into it.
+///
+/// It uses `flock`, which belongs to the open file description: each acquisition opens the lock file anew, so two
+/// threads of one process exclude each other just as two processes do, and closing any other descriptor does not
+/// drop the lock (both unlike `fcntl`'s `F_SETLK`). The lock is released when the process ends, however it ends.
+struct FileLock {
+    /// The lock file.
+    let path: String
+    /// The directory that holds it and the file it protects.
+    let directory: String
+
+    /// The lock that protects the file at `dataPath`, in `directory`.
+    init(protecting dataPath: String, in directory: String) {
+        path = dataPath + ".lock"
+        self.directory = directory
+    }
+
+    /// The lock was held by another writer for longer than the caller would wait.
+    struct Held: Error {
+        /// The process that holds it, where the system can tell.
+        var processID: Int32?
+    }
+
+    /// Runs `body` while holding the lock, waiting at most `timeout` for another writer to let go of it, or as
+    /// long as it takes when `timeout` is `nil`.
+    ///
+    /// This blocks the calling thread: call it from a thread that may block, never from the cooperative pool.
+    ///
+    /// - Parameter body: Given the ownership of the directory, as the lock read it, if it could.
+    /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
+    func withLock<Result>(timeout: Duration?, _ body: (FileOwnership?) throws -> Result) throws -> Result {
+        let system = SystemCalls.current
+        let descriptor = try open(system)
+        defer { _ = system.close(descriptor) }
+        try acquire(descriptor, timeout: timeout, system)
+        return try body(try inspect(descriptor, system))
+    }
+
+    /// Opens the lock file, creating it if needed.
+    ///
+    /// Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a root
+    /// process saving in a user's directory does not lock the user out of it; ``inspect(_:_:)`` sets its mode.
+    private func open(_ system: SystemCalls) throws -> Int32 {
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
+        // make it opens the winner's.
+        var descriptor = retryingOnInterrupt { system.open(path, flags, 0) }
+        if descriptor < 0, errno == ENOENT {
+            descriptor = retryingOnInterrupt { system.open(path, flags | O_CREAT | O_EXCL, 0o600) }
+            if descriptor >= 0 {
+                // A failure leaves the lock file as it was made, which is no worse.
+                if let directory = FileOwnership.of(path: self.directory) {
+                    _ = system.effectiveUser() == 0
+                        ? system.fchown(descriptor, directory.owner, directory.group)
+                        : system.fchown(descriptor, uid_t.max, directory.group)
+                }
+            } else if errno == EEXIST {
+                descriptor = retryingOnInterrupt { system.open(path, flags, 0) }
+            }
+        }
+        guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
+        return descriptor
+    }
+
+    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory take it.
+    ///
+    /// Whoever may write the directory may replace the data file, so must be able to lock it: a writable shared
+    /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
+    ///
+    /// - Returns: The directory's ownership, if it could be read.
+    /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
+    private func inspect(_ descriptor: Int32, _ system: SystemCalls) throws -> FileOwnership? {
+        var status = stat()
+        guard system.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
+        guard status.isRegularFile else {
+            throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
+        }
+        // Read without its times: the save changes the directory next (see FileOwnership).
+        guard let directory = FileOwnership.of(path: self.directory) else { return nil }
+        // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
+        // it was, which is no worse.
+        let mode = (directory.mode & 0o222) * 3
+        let user = system.effectiveUser()
+        if status.st_mode & 0o7777 != mode, status.st_uid == user || user == 0 {
+            _ = system.fchmod(descriptor, mode)
+        }
+        return directory
+    }
+
+    private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls) throws {
+        guard let timeout else {
+            guard retryingOnInterrupt({ system.flock(descriptor, LOCK_EX) }) == 0 else {
+                throw SystemError.last("flock", .lock)
+            }
+            return
+        }
+        // flock cannot wait for a while and then give up, so the wait is a poll, at first often, so that a short
+        // hold costs a short wait, then at most every 50 ms.
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            if retryingOnInterrupt({ system.flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return }
+            guard errno == EWOULDBLOCK else { throw SystemError.last("flock", .lock) }
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                var status = stat()
+                let holder = system.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
+                throw Held(processID: holder)
+            }
+            Thread.sleep(forTimeInterval: min(pause, remaining).seconds)
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    /// The process holding the `flock` on the lock file whose status is `status`, where the system can tell: only
+    /// Linux can, from its lock table, `/proc/locks`, the one authority there, which also knows locks taken by other
+    /// programs.
+    ///
+    /// A line reads `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`, with the device's major and minor numbers
+    /// in hexadecimal; the lines of waiters carry `->` and are skipped.
+    private static func processID(holding status: stat) -> Int32? {
+        #if os(Linux)
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        let device = status.device
+        let inode = UInt64(status.st_ino)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        for line in table.split(separator: "\n") where !line.contains("->") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK" else { continue }
+            let file = fields[5].split(separator: ":")
+            guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
+                UInt64(file[2]) == inode
+            else { continue }
+            return Int32(fields[4])
+        }
+        return nil
+        #else
+        return nil
+        #endif
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `Thread.sleep` takes it.
+    fileprivate var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) * 1e-18
+    }
+}
