@@ -7,13 +7,6 @@ import Testing
 /// ``CrashTrace`` allows must load as the file before the operation or after it, and once the operation has
 /// returned with full durability, as the file after it.
 @Suite struct CrashStateTests {
-    struct Full: Codable, Hashable, Identifiable, Persistible {
-        var id: Int
-        var text: String
-        static var fileName: String { "records" }
-        static var cachesArchive: Bool { false }
-    }
-
     struct NoSync: Codable, Hashable, Identifiable, Persistible {
         var id: Int
         var text: String
@@ -92,44 +85,10 @@ import Testing
         return report
     }
 
-    static let first = (0..<3).map { Full(id: $0, text: "record \($0)") }
-
-    /// Each durable write path, by name, with what it starts from.
-    static let paths: [(String, subdirectory: String, prepare: @Sendable () throws -> Void, operation: @Sendable () throws -> Void)] = [
-        ("first save", "new/folder", {}, { try first[0].saveToFile() }),
-        ("first save of an array", "", {}, { try first.saveToFile() }),
-        ("append", "", { try first.saveToFile() }, { try Full(id: 9, text: "new").saveToFile() }),
-        (
-            "clone append", "",
-            // Large enough that whole blocks are shared with the file it replaces.
-            { try (0..<200).map { Full(id: $0, text: String(repeating: "x", count: 40)) }.saveToFile() },
-            { try Full(id: 900, text: "new").saveToFile() }
-        ),
-        ("edit", "", { try first.saveToFile() }, { try Full(id: 1, text: "edited").saveToFile() }),
-        ("remove", "", { try first.saveToFile() }, { try first[1].removeFromFile() }),
-        ("overwrite", "", { try first.saveToFile() }, { try [Full(id: 7, text: "only")].overwriteFile() }),
-        (
-            "settings update", "", { try first[0].saveToFile() },
-            { try Full.update(default: Full(id: 0, text: "")) { $0.text = "updated" } }
-        ),
-        (
-            "store write block", "", { try first.saveToFile() },
-            {
-                let store = FileStore<Full>(url: Full.archiveUrl)
-                try store.write { writer in
-                    writer.delete(first[0])
-                    writer.insert(Full(id: 5, text: "inserted"))
-                }
-            }
-        ),
-        ("delete", "", { try first.saveToFile() }, { try Full.deleteFile() }),
-        ("move aside", "", { try first.saveToFile() }, { _ = try Full.moveFileAside() }),
-    ]
-
-    @Test(arguments: paths.indices)
+    @Test(arguments: WritePath.all.indices)
     func everyCrashStateOfADurableWriteIsTheOldOrTheNewFile(_ index: Int) throws {
-        let (name, subdirectory, prepare, operation) = Self.paths[index]
-        let report = try Self.check(Full.self, in: subdirectory, prepare: prepare, operation)
+        let (name, subdirectory, prepare, operation) = WritePath.all[index]
+        let report = try Self.check(CrashRecord.self, in: subdirectory, prepare: prepare, operation)
         #expect(report.states > 1, "\(name)")
         #expect(report.failures.isEmpty, "\(name): \(report.failures.prefix(3))")
         if name == "clone append" { #expect(report.clones == 1) }
@@ -167,10 +126,10 @@ import Testing
     /// A durable save that returned without flushing its directory can lose its rename: the check must find the old
     /// file where the new one was promised.
     @Test func theCheckFindsADurableSaveThatDoesNotFlushItsDirectory() throws {
-        let report = try Self.check(Full.self, recordingDirectoryFlushes: false, prepare: {
-            try Self.first.saveToFile()
+        let report = try Self.check(CrashRecord.self, recordingDirectoryFlushes: false, prepare: {
+            try WritePath.first.saveToFile()
         }) {
-            try Full(id: 9, text: "new").saveToFile()
+            try CrashRecord(id: 9, text: "new").saveToFile()
         }
         let count = report.failures.count
         #expect(count > 0)

@@ -325,3 +325,49 @@ final class CrashTrace: Sendable {
         return target
     }
 }
+
+/// A record for the tests that stop or fail an operation part way: uncached, so that each load reads the file.
+struct CrashRecord: Codable, Hashable, Identifiable, Persistible {
+    var id: Int
+    var text: String
+    static var fileName: String { "records" }
+    static var cachesArchive: Bool { false }
+}
+
+/// Every durable write path, by name, with the directory it works in (relative to the test's), what it starts from,
+/// and the operation.
+enum WritePath {
+    static let first = (0..<3).map { CrashRecord(id: $0, text: "record \($0)") }
+
+    /// Each durable write path, by name, with what it starts from.
+    static let all: [(String, subdirectory: String, prepare: @Sendable () throws -> Void, operation: @Sendable () throws -> Void)] = [
+        ("first save", "new/folder", {}, { try first[0].saveToFile() }),
+        ("first save of an array", "", {}, { try first.saveToFile() }),
+        ("append", "", { try first.saveToFile() }, { try CrashRecord(id: 9, text: "new").saveToFile() }),
+        (
+            "clone append", "",
+            // Large enough that whole blocks are shared with the file it replaces.
+            { try (0..<200).map { CrashRecord(id: $0, text: String(repeating: "x", count: 40)) }.saveToFile() },
+            { try CrashRecord(id: 900, text: "new").saveToFile() }
+        ),
+        ("edit", "", { try first.saveToFile() }, { try CrashRecord(id: 1, text: "edited").saveToFile() }),
+        ("remove", "", { try first.saveToFile() }, { try first[1].removeFromFile() }),
+        ("overwrite", "", { try first.saveToFile() }, { try [CrashRecord(id: 7, text: "only")].overwriteFile() }),
+        (
+            "settings update", "", { try first[0].saveToFile() },
+            { try CrashRecord.update(default: CrashRecord(id: 0, text: "")) { $0.text = "updated" } }
+        ),
+        (
+            "store write block", "", { try first.saveToFile() },
+            {
+                let store = FileStore<CrashRecord>(url: CrashRecord.archiveUrl)
+                try store.write { writer in
+                    writer.delete(first[0])
+                    writer.insert(CrashRecord(id: 5, text: "inserted"))
+                }
+            }
+        ),
+        ("delete", "", { try first.saveToFile() }, { try CrashRecord.deleteFile() }),
+        ("move aside", "", { try first.saveToFile() }, { _ = try CrashRecord.moveFileAside() }),
+    ]
+}
