@@ -9,14 +9,14 @@
 /// case .array(let people): print(people.map(\.name))
 /// }
 /// ```
-public enum PersistenceData<T> {
+public enum PersistenceData<Value> {
     /// The file holds one value, written by saving a single value to a file that did not exist.
-    case single(T)
+    case single(Value)
     /// The file holds an array, in the order the values were first saved.
-    case array([T])
+    case array([Value])
 
     /// The values the file holds, in order: one for ``single(_:)``, all of them for ``array(_:)``.
-    public var values: [T] {
+    public var values: [Value] {
         switch self {
         case .single(let value): return [value]
         case .array(let values): return values
@@ -24,8 +24,8 @@ public enum PersistenceData<T> {
     }
 }
 
-extension PersistenceData: Equatable where T: Equatable {}
+extension PersistenceData: Equatable where Value: Equatable {}
 
-extension PersistenceData: Hashable where T: Hashable {}
+extension PersistenceData: Hashable where Value: Hashable {}
 
-extension PersistenceData: Sendable where T: Sendable {}
+extension PersistenceData: Sendable where Value: Sendable {}

@@ -99,7 +99,7 @@ extension Persistible {
     ///   ``archiveLockTimeout``; or ``PersistenceError/Reason/invalidFileName(_:)`` or
     ///   ``PersistenceError/Reason/fileNameTooLong(name:limit:)`` for a bad ``fileName``.
     public static func deleteFile() throws {
-        let archive = Archive<Tombstone>(
+        let archive = Archive<NoValues>(
             url: try validatedArchiveUrl(),
             namedAfter: self,
             encoder: archiveEncoder,
@@ -114,4 +114,4 @@ extension Persistible {
 
 /// Stands in for the stored type when deleting, which needs no values: `deleteFile()` is available to every
 /// ``Persistible`` type, as it always was, not only to `Codable & Hashable` ones.
-private struct Tombstone: Codable, Hashable {}
+private struct NoValues: Codable, Hashable {}

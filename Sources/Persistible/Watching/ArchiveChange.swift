@@ -13,9 +13,9 @@ import Foundation
 ///     }
 /// }
 /// ```
-public enum ArchiveChange<T> {
+public enum ArchiveChange<Value> {
     /// The file holds these contents: what ``Persistible/load()`` returns now.
-    case contents(PersistenceData<T>)
+    case contents(PersistenceData<Value>)
 
     /// There is no file: nothing was saved yet, or it was deleted or moved away.
     case noFile
@@ -36,7 +36,7 @@ public enum ArchiveChange<T> {
     ///
     /// - Returns: The values in order, one for a single value, or none for ``noFile``.
     /// - Throws: The ``PersistenceError`` of a ``failure(_:)``.
-    public func values() throws(PersistenceError) -> [T] {
+    public func values() throws(PersistenceError) -> [Value] {
         switch self {
         case .contents(let data): return data.values
         case .noFile: return []
@@ -45,9 +45,9 @@ public enum ArchiveChange<T> {
     }
 }
 
-extension ArchiveChange: Equatable where T: Equatable {}
+extension ArchiveChange: Equatable where Value: Equatable {}
 
-extension ArchiveChange: Sendable where T: Sendable {}
+extension ArchiveChange: Sendable where Value: Sendable {}
 
 /// Which version of a file an element was read from, so that an event that changed nothing yields nothing.
 enum WatchedVersion: Equatable, Sendable {

@@ -28,17 +28,17 @@ import Foundation
 ///
 /// **An `ArchiveChanges` can be shared between tasks**; each iteration watches on its own. Reading happens in the
 /// iterating task, through the same cache and decoder as ``Persistible/load()``.
-public struct ArchiveChanges<T: Codable & Hashable>: AsyncSequence, Sendable {
-    public typealias Element = ArchiveChange<T>
+public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable {
+    public typealias Element = ArchiveChange<Value>
 
     private let path: String
     private let detection: ChangeDetection
     private let coalescingInterval: Duration
     /// The file, or the error that its type's invalid file name makes every read throw.
-    private let archive: Result<Archive<T>, PersistenceError>
+    private let archive: Result<Archive<Value>, PersistenceError>
 
     init(
-        archive: Result<Archive<T>, PersistenceError>,
+        archive: Result<Archive<Value>, PersistenceError>,
         path: String,
         detection: ChangeDetection,
         coalescingInterval: Duration
@@ -64,12 +64,12 @@ public struct ArchiveChanges<T: Codable & Hashable>: AsyncSequence, Sendable {
 
     /// Yields what the file holds, once at first and then after each change.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var loop: ChangeLoop<ArchiveChange<T>, WatchedVersion>
+        var loop: ChangeLoop<ArchiveChange<Value>, WatchedVersion>
 
         /// What the file holds now, first; after that, what it holds after the next change.
         ///
         /// - Returns: The next element, or `nil` once the task is cancelled.
-        public mutating func next() async -> ArchiveChange<T>? {
+        public mutating func next() async -> ArchiveChange<Value>? {
             await loop.next(isolation: nil)
         }
 
@@ -79,7 +79,7 @@ public struct ArchiveChanges<T: Codable & Hashable>: AsyncSequence, Sendable {
         /// - Parameter actor: The actor the iteration runs on.
         /// - Returns: The next element, or `nil` once the task is cancelled.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> ArchiveChange<T>? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ArchiveChange<Value>? {
             await loop.next(isolation: actor)
         }
     }

@@ -19,7 +19,7 @@ import Observation
 /// }
 /// ```
 ///
-/// Its writes (``update(default:_:)``, ``save(_:)-(T)``, ``write(_:)``, ``deleteFile()``) go to the file, as those
+/// Its writes (``update(default:_:)``, ``save(_:)-(Value)``, ``write(_:)``, ``deleteFile()``) go to the file, as those
 /// of the type and of a ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops
 /// being readable leaves the last contents in place and sets ``error``; the next good state clears it.
 ///
@@ -32,9 +32,9 @@ import Observation
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
 @MainActor
 @Observable
-public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendable> {
+public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sendable> {
     /// What the file holds, or `nil` when there is no file.
-    public private(set) var contents: PersistenceData<T>?
+    public private(set) var contents: PersistenceData<Value>?
 
     /// Why the file could not be read the last time it changed, or `nil` if it was read.
     ///
@@ -42,10 +42,10 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     public private(set) var error: PersistenceError?
 
     /// The values the file holds, in order: none when there is no file.
-    public var values: [T] { contents?.values ?? [] }
+    public var values: [Value] { contents?.values ?? [] }
 
     /// The single value the file holds, or `nil` if there is no file or it holds an array.
-    public var value: T? {
+    public var value: Value? {
         if case .single(let value) = contents { return value }
         return nil
     }
@@ -63,9 +63,9 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     /// - Parameter detection: How changes are noticed: events, the default, or polling for a file on a network
     ///   file system.
     public init(detection: ChangeDetection = .events) {
-        directory = T.archiveDirectory
-        let changes = T.changes(detection: detection)
-        apply(T.currentChange())
+        directory = Value.archiveDirectory
+        let changes = Value.changes(detection: detection)
+        apply(Value.currentChange())
         watch.task = Task { [weak self] in
             for await change in changes {
                 guard let self else { return }
@@ -101,15 +101,15 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     /// - Returns: The value the file holds afterwards.
     /// - Throws: ``PersistenceError``, as ``Persistible/update(default:_:)`` does: with
     ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array, and
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `T` nor `[T]`; or what
+    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Value` nor `[Value]`; or what
     ///   `defaultValue` or `body` throws. The file is then as it was.
     @discardableResult
     public func update(
-        default defaultValue: @autoclosure () throws -> T,
-        _ body: (inout T) throws -> Void
-    ) throws -> T {
+        default defaultValue: @autoclosure () throws -> Value,
+        _ body: (inout Value) throws -> Void
+    ) throws -> Value {
         defer { refresh() }
-        return try inDirectory { try T.update(default: defaultValue(), body) }
+        return try inDirectory { try Value.update(default: defaultValue(), body) }
     }
 
     /// Saves `value`, as ``Persistible/saveToFile()`` does, and shows the result.
@@ -118,7 +118,7 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     /// - Returns: Whether anything was written.
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
     @discardableResult
-    public func save(_ value: T) throws -> Bool {
+    public func save(_ value: Value) throws -> Bool {
         defer { refresh() }
         return try inDirectory { try value.saveToFile() }
     }
@@ -129,7 +129,7 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     /// - Returns: How many values were added or replaced.
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
     @discardableResult
-    public func save(_ values: [T]) throws -> Int {
+    public func save(_ values: [Value]) throws -> Int {
         defer { refresh() }
         return try inDirectory { try values.saveToFile() }
     }
@@ -150,9 +150,9 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     /// - Throws: ``PersistenceError`` if the file cannot be read or written, or what `body` throws; the file is then
     ///   as it was.
     @discardableResult
-    public func write<Result>(_ body: (inout StoreWriter<T>) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (inout StoreWriter<Value>) throws -> Result) throws -> Result {
         defer { refresh() }
-        return try inDirectory { try FileStore<T>().write(body) }
+        return try inDirectory { try FileStore<Value>().write(body) }
     }
 
     /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
@@ -161,13 +161,13 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     ///   cannot be removed.
     public func deleteFile() throws {
         defer { refresh() }
-        try inDirectory { try T.deleteFile() }
+        try inDirectory { try Value.deleteFile() }
     }
 
     /// Reads the file now instead of waiting for the watch: after this process's own writes, so that they show at
     /// once.
     public func refresh() {
-        apply(inDirectory { T.currentChange() })
+        apply(inDirectory { Value.currentChange() })
     }
 
     private func inDirectory<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -175,7 +175,7 @@ public final class ObservedArchive<T: Persistible & Codable & Hashable & Sendabl
     }
 
     /// Shows `change`, setting only what differs, so that observers hear of real changes only.
-    private func apply(_ change: ArchiveChange<T>) {
+    private func apply(_ change: ArchiveChange<Value>) {
         switch change {
         case .contents(let data):
             if contents != data { contents = data }
