@@ -75,12 +75,7 @@ struct AtomicFile {
 
     /// The status of what is at the path, without following a symbolic link; `nil` if nothing is there.
     func status() throws -> stat? {
-        var status = stat()
-        guard SystemCalls.current.lstat(path, &status) == 0 else {
-            if errno == ENOENT { return nil }
-            throw SystemError.last("lstat", .read)
-        }
-        return status
+        try FileSystem.entryStatus(path)
     }
 
     /// The file's temporary. One name serves every save, since only the holder of the lock writes it: there is
@@ -89,25 +84,20 @@ struct AtomicFile {
     private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
-    private func createTemporary(mode: mode_t) throws -> Int32 {
-        let system = SystemCalls.current
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
-        let path = temporary
-        var descriptor = retryingOnInterrupt { system.open(path, flags, mode) }
-        if descriptor < 0, errno == EEXIST {
-            guard system.unlink(path) == 0 || errno == ENOENT else {
-                throw SystemError.last("remove abandoned temporary", .write)
-            }
-            descriptor = retryingOnInterrupt { system.open(path, flags, mode) }
+    private func createTemporary(mode: mode_t) throws -> OpenFile {
+        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file") {
+            return created
         }
-        guard descriptor >= 0 else { throw SystemError.last("create temporary file", .write) }
-        return descriptor
+        try FileSystem.remove(temporary, operation: "remove abandoned temporary")
+        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file")
+        else { throw SystemError(phase: .write, operation: "create temporary file", code: EEXIST) }
+        return created
     }
 
     /// Removes the temporary a writer left when it died, if there is one; a failure is ignored, as it costs disk
     /// space, not data, and the next save tries again.
     func removeAbandonedTemporary() {
-        _ = SystemCalls.current.unlink(temporary)
+        FileSystem.removeQuietly(temporary)
     }
 
     /// Replaces the file's contents with `bytes`.
@@ -135,26 +125,22 @@ struct AtomicFile {
     ///   the directory.
     @discardableResult
     func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
-        let system = SystemCalls.current
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
         // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
-        let directoryDescriptor = retryingOnInterrupt {
-            system.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        }
-        defer { if directoryDescriptor >= 0 { _ = system.close(directoryDescriptor) } }
-        guard directoryDescriptor < 0 || !system.isAppendOnly(directoryDescriptor) else {
+        let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
+        defer { openDirectory?.closeQuietly() }
+        guard openDirectory?.isAppendOnly != true else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
         let temporary = self.temporary
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
-        defer { if let source { _ = system.close(source.descriptor) } }
-        var existing = source?.status ?? stat()
-        let replacing = source != nil || system.stat(path, &existing) == 0
+        defer { source?.file.closeQuietly() }
+        let existing = source?.status ?? FileSystem.status(path)
         // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
-        let mode = replacing
-            ? Self.creationMode(replacing: existing, in: ownershipOfDirectory(directoryDescriptor)) : 0o666
-        let (descriptor, clone) = try source.map { source in
+        let mode = existing.map { Self.creationMode(replacing: $0, in: directoryOwnership ?? openDirectory?.ownership) }
+            ?? 0o666
+        let (file, clone) = try source.map { source in
             try FileClone.create(
                 atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
                 orCreate: { try createTemporary(mode: mode) }
@@ -163,39 +149,35 @@ struct AtomicFile {
         var written = stat()
         var isOpen = true
         do {
-            if replacing {
-                try Self.copyOwnership(from: existing, to: descriptor)
+            if let existing {
+                try Self.copyOwnership(from: existing, to: file)
             }
             if let clone {
                 // The length is set before the rest is written, so that the write stays within the file. A write
                 // past the end makes XFS reserve blocks beyond it in case the file grows on, and closing the file
                 // then gives them back in a transaction of its own, on every save. A truncate to the length the
                 // file has already would cost a transaction too, so it is skipped.
-                if bytes.count != clone.length {
-                    guard system.ftruncate(descriptor, off_t(bytes.count)) == 0 else {
-                        throw SystemError.last("ftruncate", .write)
-                    }
-                }
-                try Self.writeAll(bytes, from: clone.shared, to: descriptor)
+                if bytes.count != clone.length { try file.truncate(to: bytes.count) }
+                try file.write(bytes, from: clone.shared)
             } else {
-                try Self.writeAll(bytes, from: 0, to: descriptor)
+                try file.write(bytes, from: 0)
             }
             if durability == .full {
-                try flushToDisk(descriptor, "fsync")
+                try file.flush()
             } else {
                 // Without this, a power loss can keep the rename and lose the bytes, leaving an empty or
                 // zero-filled file where the old version stood: the bytes reach the disk before the name does.
-                try flushDataBeforeRename(descriptor)
+                try file.flushDataBeforeRename()
                 // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
                 // identity read, before it replaces anything.
-                guard system.fstat(descriptor, &written) == 0 else { throw SystemError.last("fstat", .write) }
+                written = try file.status()
                 isOpen = false
-                guard system.close(descriptor) == 0 else { throw SystemError.last("close", .write) }
+                try file.close()
             }
-            guard system.rename(temporary, path) == 0 else { throw SystemError.last("rename", .write) }
+            try FileSystem.rename(temporary, to: path)
         } catch {
-            if isOpen { _ = system.close(descriptor) }
-            _ = system.unlink(temporary)
+            if isOpen { file.closeQuietly() }
+            FileSystem.removeQuietly(temporary)
             throw error
         }
         if isOpen {
@@ -203,14 +185,12 @@ struct AtomicFile {
             // by then, and only once the rename has changed it: reading its times before a change makes the change
             // cost more (see FileOwnership). Should it fail, an identity no file has makes the next operation read
             // the file. Closing can report nothing the flushed contents depend on.
-            if system.fstat(descriptor, &written) != 0 { written = stat() }
-            _ = system.close(descriptor)
+            written = (try? file.status()) ?? stat()
+            file.closeQuietly()
         }
         changes.madeAny = true
         if durability == .full {
-            try Directory.flushAfterChange(
-                atPath: directory, descriptor: directoryDescriptor >= 0 ? directoryDescriptor : nil
-            )
+            try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory)
         }
         return FileIdentity(written)
     }
@@ -221,23 +201,16 @@ struct AtomicFile {
     /// has since exited, may have replaced the file and failed to flush it, and success must mean that what this
     /// one found is on the disk. On a file and directory with nothing unflushed, each flush costs a system call.
     func flushAsFound() throws {
-        let system = SystemCalls.current
-        let descriptor = retryingOnInterrupt { system.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0) }
-        if descriptor >= 0 {
-            defer { _ = system.close(descriptor) }
-            try flushToDisk(descriptor, "fsync")
-        } else if errno != ENOENT {
-            throw SystemError.last("open", .write)
+        if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
+            defer { file.closeQuietly() }
+            try file.flush()
         }
         try Directory.flushAfterChange(atPath: directory)
     }
 
     /// Removes the file, following a symbolic link to its target; a missing file is not an error.
     func remove(durability: Durability) throws {
-        guard SystemCalls.current.unlink(path) == 0 else {
-            if errno == ENOENT { return }
-            throw SystemError.last("unlink", .write)
-        }
+        guard try FileSystem.remove(path) else { return }
         changes.madeAny = true
         if durability == .full {
             try Directory.flushAfterChange(atPath: directory)
@@ -253,9 +226,8 @@ struct AtomicFile {
     /// left alone. Failures are ignored: a leftover temporary costs disk space, not data.
     func removeTemporariesOfRelease010() {
         guard Self.cleanedOf010.withLock({ $0.insert(path).inserted }) else { return }
-        let system = SystemCalls.current
         let prefix = ".\(name).persistible-"
-        for entry in system.directoryEntries(directory) ?? [] where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+        for entry in FileSystem.names(inDirectory: directory) where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
             let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
                 separator: UInt8(ascii: "-"), omittingEmptySubsequences: false
             )
@@ -264,7 +236,7 @@ struct AtomicFile {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isDigit),
                 parts[1].allSatisfy({ isDigit($0) || isLetter($0) })
             else { continue }
-            _ = system.unlink(directory + "/" + entry)
+            FileSystem.removeQuietly(directory + "/" + entry)
         }
     }
 
@@ -281,36 +253,28 @@ struct AtomicFile {
     /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
     /// group is sure only where it is both.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
-        let system = SystemCalls.current
-        guard existing.st_mode & 0o7000 == 0, existing.st_uid == system.effectiveUser(),
-            existing.st_gid == system.effectiveGroup(),
+        guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
+            existing.st_gid == FileSystem.effectiveGroup,
             let directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }
 
-    /// The directory's ownership: the one the lock read, else read from `descriptor`, if it is open.
-    private func ownershipOfDirectory(_ descriptor: Int32) -> FileOwnership? {
-        if let directoryOwnership { return directoryOwnership }
-        return descriptor >= 0 ? FileOwnership.of(descriptor: descriptor) : nil
-    }
-
-    private static func copyOwnership(from existing: stat, to descriptor: Int32) throws {
+    private static func copyOwnership(from existing: stat, to file: OpenFile) throws {
         // The new file's owner and group are the process's, or the directory's group where the directory is
         // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
-        let system = SystemCalls.current
-        guard let created = FileOwnership.of(descriptor: descriptor) else { throw SystemError.last("fstat", .write) }
+        guard let created = file.ownership else { throw SystemError.last("fstat", .write) }
         var group = created.group
         if created.owner != existing.st_uid || created.group != existing.st_gid {
-            if system.effectiveUser() == 0 {
-                guard system.fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+            if FileSystem.effectiveUser == 0 {
+                guard file.changeOwner(to: existing.st_uid, group: existing.st_gid) else {
                     throw SystemError.last("fchown", .write)
                 }
                 group = existing.st_gid
             } else if created.owner == existing.st_uid {
                 // Only root may give a file to another owner. An owner may give it any group it belongs to, and
                 // keeps the new file's group when it does not belong to the old one.
-                if system.fchown(descriptor, uid_t.max, existing.st_gid) == 0 { group = existing.st_gid }
+                if file.changeOwner(to: uid_t.max, group: existing.st_gid) { group = existing.st_gid }
             }
         }
         var mode = existing.st_mode & 0o7777
@@ -321,26 +285,7 @@ struct AtomicFile {
         }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
         guard created.mode & 0o7777 != mode || group != created.group else { return }
-        guard system.fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
-    }
-
-    /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
-    private static func writeAll(_ bytes: Data, from offset: Int, to descriptor: Int32) throws {
-        let system = SystemCalls.current
-        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard let base = buffer.baseAddress else { return }
-            var position = offset
-            while position < buffer.count {
-                let written = retryingOnInterrupt {
-                    system.pwrite(descriptor, base + position, buffer.count - position, off_t(position))
-                }
-                guard written > 0 else {
-                    throw written == 0 ? SystemError(phase: .write, operation: "write", code: EIO)
-                        : SystemError.last("write", .write)
-                }
-                position += written
-            }
-        }
+        try file.changeMode(to: mode)
     }
 
     // MARK: - Clones
@@ -355,18 +300,15 @@ struct AtomicFile {
 
     /// The file, open for reading, and its status, when it is the version `prefix` describes and a clone of it is
     /// worth trying; else `nil`.
-    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (descriptor: Int32, status: stat)? {
-        guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device)
+    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
+        guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
+            let source = try? OpenFile.open(path, O_RDONLY, .read)
         else { return nil }
-        let system = SystemCalls.current
-        let source = retryingOnInterrupt { system.open(path, O_RDONLY | O_CLOEXEC, 0) }
-        guard source >= 0 else { return nil }
-        var status = stat()
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
-        guard system.fstat(source, &status) == 0, status.isRegularFile,
-            FileIdentity(status) == prefix.identity, Int(status.st_size) >= prefix.length
+        guard let status = try? source.status(), status.isRegularFile, FileIdentity(status) == prefix.identity,
+            Int(status.st_size) >= prefix.length
         else {
-            _ = system.close(source)
+            source.closeQuietly()
             return nil
         }
         return (source, status)
@@ -376,17 +318,12 @@ struct AtomicFile {
 
     /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
     private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
-        let system = SystemCalls.current
         var path = start
         // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
         for _ in 0..<40 {
-            var status = stat()
-            guard system.lstat(path, &status) == 0 else {
-                if errno == ENOENT { return (path, nil) }
-                throw SystemError.last("lstat", .read)
-            }
+            guard let status = try FileSystem.entryStatus(path) else { return (path, nil) }
             guard status.isSymbolicLink else { return (path, Kind(status)) }
-            guard let target = system.readlink(path) else { throw SystemError.last("readlink", .write) }
+            let target = try FileSystem.linkTarget(path)
             path = target.hasPrefix("/")
                 ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }

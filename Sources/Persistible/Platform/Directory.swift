@@ -41,11 +41,10 @@ enum Directory {
     /// Flushes the directory at `path` to the disk, so that the entries just made or renamed in it survive a
     /// power loss.
     static func flush(atPath path: String) throws {
-        let system = SystemCalls.current
-        let descriptor = retryingOnInterrupt { system.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
-        guard descriptor >= 0 else { throw SystemError.last("open directory", .write) }
-        defer { _ = system.close(descriptor) }
-        try flushToDisk(descriptor, "fsync directory")
+        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: "open directory", .write)
+        else { throw SystemError(phase: .write, operation: "open directory", code: ENOENT) }
+        defer { directory.closeQuietly() }
+        try directory.flush(operation: "fsync directory")
     }
 
     /// Flushes the directory after a rename or an unlink in it.
@@ -54,11 +53,11 @@ enum Directory {
     /// the change is in place, and what the caller needs to know is that it may not survive a power loss until a
     /// later durable operation on the file, which flushes it even when it has nothing to write.
     ///
-    /// - Parameter descriptor: The directory, opened before the change, or `nil` to open it now.
-    static func flushAfterChange(atPath path: String, descriptor: Int32? = nil) throws {
+    /// - Parameter openDirectory: The directory, opened before the change, or `nil` to open it now.
+    static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
         do {
-            if let descriptor {
-                try flushToDisk(descriptor, "fsync directory")
+            if let openDirectory {
+                try openDirectory.flush(operation: "fsync directory")
             } else {
                 try flush(atPath: path)
             }
@@ -69,24 +68,6 @@ enum Directory {
 
     /// Whether anything is at `path`.
     static func exists(atPath path: String) -> Bool {
-        var status = stat()
-        return SystemCalls.current.stat(path, &status) == 0
-    }
-}
-
-/// Writes a file's data to the disk ahead of whatever is done to the file next: what a save without full
-/// durability needs so that its rename never reaches the disk before its bytes.
-func flushDataBeforeRename(_ descriptor: Int32) throws {
-    let system = SystemCalls.current
-    guard retryingOnInterrupt({ system.dataSync(descriptor) }) == 0 else {
-        throw SystemError.last("fdatasync", .write)
-    }
-}
-
-/// Flushes a file's data, and on Apple platforms the drive's own cache, to the disk.
-func flushToDisk(_ descriptor: Int32, _ operation: String) throws {
-    let system = SystemCalls.current
-    guard retryingOnInterrupt({ system.fullSync(descriptor) }) == 0 else {
-        throw SystemError.last(operation, .write)
+        FileSystem.status(path) != nil
     }
 }

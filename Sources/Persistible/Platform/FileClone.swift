@@ -28,38 +28,37 @@ enum FileClone {
     /// - Returns: The new file's descriptor and, if it shares any, how many of `source`'s bytes are shared and how
     ///   long the new file now is; with `nil` the caller writes every byte.
     static func create(
-        atPath path: String, sharing source: (descriptor: Int32, status: stat), keeping length: Int, total: Int,
-        orCreate create: () throws -> Int32
-    ) throws -> (descriptor: Int32, clone: (shared: Int, length: Int)?) {
+        atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
+        orCreate create: () throws -> OpenFile
+    ) throws -> (file: OpenFile, clone: (shared: Int, length: Int)?) {
         let system = SystemCalls.current
         let device = source.status.device
         #if canImport(Darwin)
-        var cloned = system.cloneFile(source.descriptor, path) == 0
+        var cloned = system.cloneFile(source.file.descriptor, path) == 0
         if !cloned, errno == EEXIST, system.unlink(path) == 0 {
-            cloned = system.cloneFile(source.descriptor, path) == 0
+            cloned = system.cloneFile(source.file.descriptor, path) == 0
         }
         guard cloned else {
             noteFailure(errno, onDevice: device)
             return (try create(), nil)
         }
-        let descriptor = retryingOnInterrupt { system.open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0) }
-        guard descriptor >= 0 else {
+        guard let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) else {
             _ = system.unlink(path)
             return (try create(), nil)
         }
         let clonedLength = Int(source.status.st_size)
-        return (descriptor, (min(length, clonedLength), clonedLength))
+        return (file, (min(length, clonedLength), clonedLength))
         #else
-        let descriptor = try create()
+        let file = try create()
         let blockSize = Int(source.status.st_blksize)
-        guard blockSize > 0 else { return (descriptor, nil) }
-        let shared = sharedLength(of: source.descriptor, keeping: length, total: total, blockSize: blockSize)
-        guard shared > 0 else { return (descriptor, nil) }
-        guard system.cloneRange(source.descriptor, descriptor, shared) == 0 else {
+        guard blockSize > 0 else { return (file, nil) }
+        let shared = sharedLength(of: source.file.descriptor, keeping: length, total: total, blockSize: blockSize)
+        guard shared > 0 else { return (file, nil) }
+        guard system.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
             noteFailure(errno, onDevice: device)
-            return (descriptor, nil)
+            return (file, nil)
         }
-        return (descriptor, (shared, shared))
+        return (file, (shared, shared))
         #endif
     }
 

@@ -151,11 +151,10 @@ extension WatchTarget {
     }
 
     private static func isDirectory(_ path: String) -> Bool {
-        var status = stat()
-        return SystemCalls.current.stat(path, &status) == 0 && status.isDirectory
+        FileSystem.status(path)?.isDirectory == true
     }
 
     private static func symbolicLinkDestination(atPath path: String) -> String? {
-        SystemCalls.current.readlink(path).flatMap { $0.isEmpty ? nil : $0 }
+        (try? FileSystem.linkTarget(path)).flatMap { $0.isEmpty ? nil : $0 }
     }
 }
