@@ -6,17 +6,7 @@ extension Archive {
     /// Every record of the file that some version reads, and each one that none does, with its bytes; writes
     /// nothing.
     func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
-        let bytes: Data
-        do {
-            guard let file = try FileReader.contents(atPath: path) else { throw failure(.fileNotFound) }
-            bytes = file.0
-        } catch let error as PersistenceError {
-            throw error
-        } catch let error as SystemError {
-            throw failure(error.reason)
-        } catch {
-            throw failure(.readFailed(operation: "read", errno: EIO))
-        }
+        guard let (bytes, _) = try contents(atPath: path) else { throw failure(.fileNotFound) }
         if let decoded = try? decode(bytes) {
             return SalvagedRecords(
                 values: decoded.contents.values, unreadable: unreadableRecords(at: decoded.unreadable, in: bytes)
@@ -101,7 +91,7 @@ extension Archive {
                 guard try file.kind() != nil else { throw failure(.fileNotFound) }
                 // Only a word for the name: a file too large, or not readable by this user, is still moved, since
                 // a rename needs nothing but write access to the directory.
-                let decodes = (try? FileReader.contents(atPath: file.path))?.flatMap { try? decode($0.0) } != nil
+                let decodes = (try? contents(atPath: file.path))?.flatMap { try? decode($0.0) } != nil
                 let why = decodes ? "moved-aside" : "unreadable"
                 let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
                 let directory = (file.path as NSString).deletingLastPathComponent

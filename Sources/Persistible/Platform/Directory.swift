@@ -44,7 +44,7 @@ enum Directory {
         guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: "open directory", .write)
         else { throw SystemError(phase: .write, operation: "open directory", code: ENOENT) }
         defer { directory.closeQuietly() }
-        try directory.flush(operation: "fsync directory")
+        try directory.flush(operation: SystemError.directoryFlush)
     }
 
     /// Flushes the directory after a rename or an unlink in it.
@@ -57,12 +57,12 @@ enum Directory {
     static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
         do {
             if let openDirectory {
-                try openDirectory.flush(operation: "fsync directory")
+                try openDirectory.flush(operation: SystemError.directoryFlush)
             } else {
                 try flush(atPath: path)
             }
         } catch let error as SystemError {
-            throw SystemError(phase: .write, operation: "fsync directory", code: error.code)
+            throw SystemError(phase: .write, operation: SystemError.directoryFlush, code: error.code)
         }
     }
 

@@ -78,6 +78,10 @@ struct SystemError: Error {
     var operation: String
     var code: Int32
 
+    /// The operation of a failed flush of a directory after a change in it: the change is in place, and a later
+    /// durable operation flushes it.
+    static let directoryFlush = "fsync directory"
+
     /// Captures `errno` for a call that has just failed.
     static func last(_ operation: String, _ phase: Phase) -> SystemError {
         SystemError(phase: phase, operation: operation, code: errno)

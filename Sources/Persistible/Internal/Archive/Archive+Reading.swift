@@ -31,18 +31,7 @@ extension Archive {
     private func readFile(
         atPath path: String, after previous: consuming ArchiveState<Value>?
     ) throws(PersistenceError) -> ArchiveState<Value>? {
-        let bytes: Data
-        let identity: FileIdentity
-        do {
-            guard let file = try FileReader.contents(atPath: path) else { return nil }
-            (bytes, identity) = file
-        } catch let error as SystemError {
-            throw failure(error.reason)
-        } catch let error as FileReader.FileTooLarge {
-            throw failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
-        } catch {
-            throw failure(.readFailed(operation: "read", errno: EIO))
-        }
+        guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // The values before the appended ones are reused, so they must be what decoding gives.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),

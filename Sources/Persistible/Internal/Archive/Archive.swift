@@ -45,22 +45,6 @@ struct Archive<Value: Codable & Hashable> {
     /// The name of the type the file is named after in errors.
     var typeName: String { String(describing: namedType) }
 
-    func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
-        PersistenceError(reason, url: url, typeName: typeName)
-    }
-
-    /// Turns what the internals threw into the public error; any other error, such as one a store's write block
-    /// threw, passes through as it is.
-    func translate(_ error: any Error) -> any Error {
-        switch error {
-        case let error as SystemError: return failure(error.reason)
-        case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
-        case let error as FileReader.FileTooLarge:
-            return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
-        default: return error
-        }
-    }
-
     /// Whether appends splice bytes and reads decode only what another writer appended. Both assume strict JSON:
     /// with JSON5, a comment can sit where they look for the end of the last value.
     var splices: Bool {

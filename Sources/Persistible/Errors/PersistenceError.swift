@@ -150,7 +150,7 @@ extension PersistenceError: LocalizedError {
                 + "The file was left as it is."
         case .readFailed(let operation, let code):
             return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
-        case .writeFailed("fsync directory", let code):
+        case .writeFailed(SystemError.directoryFlush, let code):
             return "Couldn't flush the directory of '\(path)' to disk: \(Self.message(for: code)). The change is in "
                 + "place (the new contents, the removal or the move aside) but may not survive a power loss."
         case .writeFailed(let operation, let code):
@@ -200,7 +200,7 @@ extension PersistenceError: LocalizedError {
             return "To go on, repair the file or move it aside (moveFileAside(), salvageFile()), then try again."
         case .holdsArray:
             return "Read it with loadListFromFile() or load(), or replace it with overwriteFile()."
-        case .writeFailed("fsync directory", _):
+        case .writeFailed(SystemError.directoryFlush, _):
             return "Try again: the next save or delete of this file with full durability, in any process, flushes "
                 + "the directory even when it has nothing to write."
         case .recordNotFound:
@@ -269,16 +269,5 @@ extension PersistenceError {
 
     private static func message(for code: Int32) -> String {
         String(cString: strerror(code))
-    }
-}
-
-extension SystemError {
-    /// The reason a public error gives for this failure.
-    var reason: PersistenceError.Reason {
-        switch phase {
-        case .read: return .readFailed(operation: operation, errno: code)
-        case .write: return .writeFailed(operation: operation, errno: code)
-        case .lock: return .lockFailed(operation: operation, errno: code)
-        }
     }
 }
