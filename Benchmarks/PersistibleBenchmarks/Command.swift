@@ -8,10 +8,8 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--only crowded|evolution|file-systems] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
-          --only NAME      only one group of workloads: crowded (the crowded-directory append), evolution, or
-                           file-systems (the durable append on ext4 and on XFS with reflink)
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -55,11 +53,6 @@ enum Command {
                     throw UsageError(description: "--output expects a directory")
                 }
                 settings.outputDirectory = URL(fileURLWithPath: directory, isDirectory: true)
-            case "--only":
-                guard let name = remaining.popFirst(), ["crowded", "evolution", "file-systems"].contains(name) else {
-                    throw UsageError(description: "--only expects crowded, evolution or file-systems")
-                }
-                settings.only = name
             case "--help", "-h":
                 self = .help
                 return
@@ -73,8 +66,6 @@ enum Command {
 
 struct Settings {
     var quick = false
-    /// One group of workloads to run instead of all of them: "crowded", "evolution" or "file-systems".
-    var only: String?
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }

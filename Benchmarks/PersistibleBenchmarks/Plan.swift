@@ -57,11 +57,6 @@ struct Plan {
 
     var storeWriteChanges: Int { quick ? 100 : 1_000 }
 
-    /// The files beside the one saved in the crowded-directory workload: as many as an app's cache folder may hold.
-    var crowdedFiles: Int { quick ? 20_000 : 200_000 }
-
-    var crowdedRepetitions: Int { quick ? 11 : 101 }
-
     /// The single inserts make one durable write each, about a second per repetition at 1,000.
     var storeWriteRepetitions: Int { quick ? 3 : 9 }
 

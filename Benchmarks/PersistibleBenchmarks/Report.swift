@@ -11,7 +11,6 @@ struct Report {
         lines += appendSection
         lines += contentionSection
         lines += storesSection
-        lines += crowdedSection
         lines += cloneAppendSection
         lines += evolutionTables
         lines += watchSection
@@ -214,29 +213,6 @@ struct Report {
                 "write block, durable", formatCount(row.changes), cell(row.block), cell(row.singles),
                 formatRatio(ratio(row.block, row.singles)), cell(row.singles, dividedBy: Double(row.changes)),
                 "\(row.block.count)",
-            ]))
-        }
-        return lines
-    }
-
-    private var crowdedSection: [String] {
-        guard let first = results.crowded.first else { return [] }
-        var lines = [
-            "",
-            "## A crowded directory: one append beside \(formatCount(first.files)) other files",
-            "",
-            "`FileStore.insert` of one record into a file of about 100 records, in a directory that holds",
-            "\(formatCount(first.files)) other files, against the same insert into a file alone in its directory. A save",
-            "looks for abandoned temporaries only after a writer died holding the lock, so the two should cost the same.",
-            "Target: within 1.2× of the empty directory.",
-            "",
-            "| Workload | Crowded | Alone | Ratio | Reps |",
-            "| --- | ---: | ---: | ---: | ---: |",
-        ]
-        for row in results.crowded {
-            lines.append(tableRow([
-                "append, \(row.durable ? "durable" : "no-sync")", cell(row.crowded), cell(row.alone),
-                formatRatio(ratio(row.crowded, row.alone)), "\(row.crowded.count)",
             ]))
         }
         return lines

@@ -68,14 +68,6 @@ struct StoreWriteResult {
     var singles: Samples
 }
 
-/// One append to a small file in a directory of `files` other files, against the same in an empty directory.
-struct CrowdedResult {
-    var durable: Bool
-    var files: Int
-    var crowded: Samples
-    var alone: Samples
-}
-
 /// One durable append onto a file of `n` records on one file system, with the floors and SQLite beside it.
 struct CloneAppendResult {
     var volume: String
@@ -145,7 +137,6 @@ struct Results {
     var contention: [ContentionResult] = []
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
-    var crowded: [CrowdedResult] = []
     var cloneAppend: [CloneAppendResult] = []
     /// The file systems the clone workload could not run on, and why.
     var cloneAppendSkipped: [String: String] = [:]

@@ -22,22 +22,7 @@ enum Runner {
             // Both the package and the article's reference write into the sandbox, and nowhere else.
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
-                    if settings.only == nil {
-                        try measure(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == "file-systems" {
-                        try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == nil || settings.only == "crowded" {
-                        try measureCrowded(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == nil || settings.only == "evolution" {
-                        let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
-                        for n in plan.evolutionSizes {
-                            progress("evolution, n = \(formatCount(n))")
-                            results.evolution.append(try evolution.run(n: n))
-                        }
-                    }
+                    try measure(plan: plan, sandbox: sandbox, into: &results)
                 }
             }
         } catch {
@@ -106,13 +91,11 @@ enum Runner {
         try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
 
         results.watch = try WatchWorkload(sandbox: sandbox, plan: plan).run()
-    }
 
-    private static func measureCrowded(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
-        let crowded = CrowdedWorkload(sandbox: sandbox, plan: plan)
-        for durable in [false, true] {
-            progress("crowded directory, \(formatCount(plan.crowdedFiles)) files, \(durable ? "durable" : "no-sync")")
-            results.crowded.append(try crowded.run(durable: durable))
+        let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
+        for n in plan.evolutionSizes {
+            progress("evolution, n = \(formatCount(n))")
+            results.evolution.append(try evolution.run(n: n))
         }
     }
 
