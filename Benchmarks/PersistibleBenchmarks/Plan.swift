@@ -77,10 +77,4 @@ struct Plan {
 
     /// The saves whose latency the watch workload measures, in each of its two rhythms.
     var watchLatencySaves: Int { quick ? 50 : 300 }
-
-    /// How long the idle watch waits for a change that never comes: ten seconds, as the cost of an hour is
-    /// counted in a few of them.
-    var watchIdleSeconds: Double { quick ? 2 : 10 }
-
-    var watchIdleRepetitions: Int { quick ? 1 : 2 }
 }

@@ -332,7 +332,7 @@ struct Report {
 
     private var watchSection: [String] {
         guard let watch = results.watch else { return [] }
-        var lines = [
+        return [
             "",
             "## Watching: from another process's save to the element",
             "",
@@ -349,22 +349,7 @@ struct Report {
             "| --- | ---: | ---: | ---: | ---: | ---: |",
             latencyRow("spaced, default coalescing", watch.quiet),
             latencyRow("back to back, no coalescing", watch.burst),
-            "",
-            "### An idle watch",
-            "",
-            "The CPU time of the whole benchmark process over \(formatDuration(watch.idleSeconds)) while one watch",
-            "waits for a change that never comes, against the same time with no watch; and how often the watch's",
-            "thread woke.",
-            "",
-            "| Watch | Process CPU time | Watch thread wake-ups | Reps |",
-            "| --- | ---: | ---: | ---: |",
         ]
-        for row in watch.idle {
-            lines.append(tableRow([
-                row.name, cell(row.cpu), row.wakeups.map { "\($0)" } ?? "–", "\(row.cpu.count)",
-            ]))
-        }
-        return lines
     }
 
     private func latencyRow(_ name: String, _ samples: LatencySamples) -> String {

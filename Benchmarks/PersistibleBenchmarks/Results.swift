@@ -105,29 +105,19 @@ struct GrownFileResult {
     var inPlaceFloor = Samples()
 }
 
-/// How soon a watch sees another process's save, and what it costs while idle.
+/// How soon a watch sees another process's save.
 struct WatchResult {
     /// Saves far enough apart that each is the first change after a quiet spell.
     var quiet: LatencySamples
     /// Saves back to back, with no coalescing.
     var burst: LatencySamples
     var spacing: Double
-    var idle: [IdleRow]
-    var idleSeconds: Double
 }
 
 /// From a save returning in the child, and from asking the child to save, to the watch's element.
 struct LatencySamples {
     var fromReturn: Samples
     var fromRequest: Samples
-}
-
-/// The CPU time of the process over the idle period with one kind of watch, or none.
-struct IdleRow {
-    var name: String
-    var cpu: Samples
-    /// The most times the watch thread woke up in one idle period, where that can be counted.
-    var wakeups: Int?
 }
 
 struct Results {
