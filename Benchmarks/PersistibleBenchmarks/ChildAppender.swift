@@ -1,7 +1,7 @@
 import Foundation
 import Persistible
 
-/// The child side of the contention workload: `--child-append DIR PREFIX COUNT [durable|nosync]`.
+/// The child side of the contention workload: `--child-append DIR PREFIX COUNT`.
 ///
 /// It says "ready" and waits for a line on standard input before appending, so that the parent times the appends
 /// and not the launches, and all the children start together. It says "done" after its last save has returned,
@@ -11,7 +11,6 @@ enum ChildAppender {
         var directory: URL
         var prefix: String
         var count: Int
-        var durable: Bool
     }
 
     static let ready = "ready"
@@ -23,10 +22,8 @@ enum ChildAppender {
         guard readLine() != nil else { return 3 }
         do {
             try withArchiveDirectory(arguments.directory) {
-                if arguments.durable {
-                    try append(ContentionRecord.self, arguments)
-                } else {
-                    try append(NoSyncContentionRecord.self, arguments)
+                for index in 0..<arguments.count {
+                    try ContentionRecord(id: recordID(prefix: arguments.prefix, index: index)).saveToFile()
                 }
             }
         } catch {
@@ -39,12 +36,6 @@ enum ChildAppender {
 
     static func recordID(prefix: String, index: Int) -> String {
         "\(prefix)-\(index)"
-    }
-
-    private static func append<Value: ContentionValue>(_ type: Value.Type, _ arguments: Arguments) throws {
-        for index in 0..<arguments.count {
-            try Value(id: recordID(prefix: arguments.prefix, index: index)).saveToFile()
-        }
     }
 
     private static func say(_ line: String) {

@@ -25,19 +25,12 @@ enum Command {
             return
         }
         if arguments.first == "--child-append" {
-            let rest = arguments.dropFirst()
-            guard rest.count == 3 || rest.count == 4, let count = Int(rest[rest.startIndex + 2]), count >= 0 else {
-                throw UsageError(description: "--child-append expects DIR PREFIX COUNT [durable|nosync]")
-            }
-            let durability = rest.count == 4 ? rest[rest.startIndex + 3] : "durable"
-            guard durability == "durable" || durability == "nosync" else {
-                throw UsageError(description: "--child-append: unknown durability '\(durability)'")
+            let rest = Array(arguments.dropFirst())
+            guard rest.count == 3, let count = Int(rest[2]), count >= 0 else {
+                throw UsageError(description: "--child-append expects DIR PREFIX COUNT")
             }
             self = .childAppend(ChildAppender.Arguments(
-                directory: URL(fileURLWithPath: rest[rest.startIndex], isDirectory: true),
-                prefix: rest[rest.startIndex + 1],
-                count: count,
-                durable: durability == "durable"
+                directory: URL(fileURLWithPath: rest[0], isDirectory: true), prefix: rest[1], count: count
             ))
             return
         }

@@ -65,28 +65,10 @@ struct ContentionRecord: Codable, Hashable, Persistible {
     var payload: String
 
     static var fileName: String { "contention" }
-}
 
-struct NoSyncContentionRecord: Codable, Hashable, Persistible {
-    var id: String
-    var payload: String
-
-    static var fileName: String { "contention-nosync" }
-    static var archiveDurability: Durability { .noSync }
-}
-
-/// Lets the contention workload pick a durability with a type parameter.
-protocol ContentionValue: Codable, Hashable, Persistible {
-    init(id: String, payload: String)
-    var id: String { get }
-}
-
-extension ContentionRecord: ContentionValue {}
-extension NoSyncContentionRecord: ContentionValue {}
-
-extension ContentionValue {
     /// About the size of a `Record`, so a contended append costs what an uncontended one does.
     init(id: String) {
-        self.init(id: id, payload: "Person \(id), University of Ghana")
+        self.id = id
+        payload = "Person \(id), University of Ghana"
     }
 }

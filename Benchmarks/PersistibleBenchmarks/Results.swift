@@ -28,17 +28,14 @@ struct AppendResult {
     var article: Samples
     var floorDurable: Samples
     var floorNoSync: Samples
-    /// An `Identifiable` record appended, no-sync: found new through the identity index rather than the set.
-    var identifiedNoSync: Samples
     /// An `Identifiable` record in the middle of the file edited and saved in place, no-sync: a whole rewrite.
     var editNoSync: Samples
     /// A durable save of a value the file holds already: nothing to write, but the file and directory flushed.
     var unchangedDurable: Samples
 }
 
-/// Several processes appending to one file, against the same appends made by one process alone.
+/// Several processes appending durably to one file, against the same appends made by one process alone.
 struct ContentionResult {
-    var durable: Bool
     var processes: Int
     var appendsPerProcess: Int
     var concurrent: Samples
@@ -124,7 +121,7 @@ struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
     var append: [AppendResult] = []
-    var contention: [ContentionResult] = []
+    var contention: ContentionResult?
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
     var cloneAppend: [CloneAppendResult] = []
