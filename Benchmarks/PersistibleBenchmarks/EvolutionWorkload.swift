@@ -107,12 +107,3 @@ struct EvolutionWorkload {
         guard condition else { throw WorkloadFailure(description: "evolution: " + message()) }
     }
 }
-
-struct EvolutionResult {
-    var n: Int
-    var loadComplete = Samples()
-    var loadDeclaringDefaults = Samples()
-    var loadFillingDefaults = Samples()
-    var updateOne = Samples()
-    var rewriteFloor = Samples()
-}

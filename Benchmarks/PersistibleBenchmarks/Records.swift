@@ -57,18 +57,3 @@ struct ArticleRecord: BenchmarkRecord, ArticlePersistible {
 
     static var fileName: String { "records-article" }
 }
-
-/// What the contention workload's processes append. Its identifiers are strings so that each process can name its
-/// own records with a prefix and the parent can tell whose record went missing.
-struct ContentionRecord: Codable, Hashable, Persistible {
-    var id: String
-    var payload: String
-
-    static var fileName: String { "contention" }
-
-    /// About the size of a `Record`, so a contended append costs what an uncontended one does.
-    init(id: String) {
-        self.id = id
-        payload = "Person \(id), University of Ghana"
-    }
-}

@@ -117,6 +117,17 @@ struct LatencySamples {
     var fromRequest: Samples
 }
 
+/// Model evolution at n records: cold loads with and without defaults to fill, and a one-record update against
+/// the I/O floor.
+struct EvolutionResult {
+    var n: Int
+    var loadComplete = Samples()
+    var loadDeclaringDefaults = Samples()
+    var loadFillingDefaults = Samples()
+    var updateOne = Samples()
+    var rewriteFloor = Samples()
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
