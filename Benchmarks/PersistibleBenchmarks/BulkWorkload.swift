@@ -50,12 +50,15 @@ struct BulkWorkload {
                     var warm: [Record] = []
                     loadCold.add(try Stopwatch.seconds { cold = try Record.loadListFromFile() })
                     loadWarm.add(try Stopwatch.seconds { warm = try Record.loadListFromFile() })
-                    try Self.expect(cold.count == n && warm.count == n, "the package loaded \(cold.count), \(warm.count) of \(n) records")
+                    try expect(
+                        cold.count == n && warm.count == n, "bulk",
+                        "the package loaded \(cold.count), \(warm.count) of \(n) records"
+                    )
                 },
                 {
                     var loaded: [Record] = []
                     loadReference.add(try Stopwatch.seconds { loaded = try FoundationReference.load(from: file) })
-                    try Self.expect(loaded.count == n, "Foundation loaded \(loaded.count) of \(n) records")
+                    try expect(loaded.count == n, "bulk", "Foundation loaded \(loaded.count) of \(n) records")
                 },
             ])
         }
@@ -74,10 +77,6 @@ struct BulkWorkload {
             BulkResult(operation: .loadCold, n: n, package: loadCold, reference: loadReference),
             BulkResult(operation: .loadWarm, n: n, package: loadWarm, reference: loadReference),
         ]
-    }
-
-    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        guard condition else { throw WorkloadFailure(description: "bulk: " + message()) }
     }
 }
 

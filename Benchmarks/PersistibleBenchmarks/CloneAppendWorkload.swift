@@ -40,20 +40,16 @@ struct CloneAppendWorkload {
             sqlite = [:]
         }
 
-        var nextIndex = n
-        func freshIndex() -> Int {
-            defer { nextIndex += 1 }
-            return nextIndex
-        }
-        let append = { _ = try Record(index: freshIndex()).saveToFile() }
+        let indices = FreshIndices(from: n)
+        let append = { _ = try Record(index: indices.take()).saveToFile() }
         let coldAppend = {
             Record.clearArchiveCache()
-            _ = try Record(index: freshIndex()).saveToFile()
+            _ = try Record(index: indices.take()).saveToFile()
         }
         let rewrite = { try IOFloor.rewrite(seed, atPath: rewriteFile.path, durable: true) }
-        let writeInPlace = { try inPlace.append(Record(index: freshIndex())) }
+        let writeInPlace = { try inPlace.append(Record(index: indices.take())) }
         let cloneBare = {
-            try bareClone?.append(InPlaceFloor.tail(appending: Record(index: freshIndex())), replacing: 2) ?? ()
+            try bareClone?.append(InPlaceFloor.tail(appending: Record(index: indices.take())), replacing: 2) ?? ()
         }
 
         // The first save decodes the file and remembers it, as an app's first save does; later ones are the steady

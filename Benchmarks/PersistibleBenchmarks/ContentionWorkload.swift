@@ -59,7 +59,7 @@ struct ContentionWorkload {
         }
         var finished = true
         let seconds = Stopwatch.seconds {
-            for child in children { child.start() }
+            for child in children { child.send("go") }
             for child in children { finished = child.waitFor(ChildAppender.done) && finished }
         }
         let statuses = children.map { $0.exitStatus() }

@@ -81,6 +81,11 @@ struct WorkloadFailure: Error, CustomStringConvertible {
     var description: String
 }
 
+/// Fails the run unless `condition` holds: a contender that silently did less than its work would look fast.
+func expect(_ condition: Bool, _ workload: String, _ message: @autoclosure () -> String) throws {
+    guard condition else { throw WorkloadFailure(description: "\(workload): \(message())") }
+}
+
 /// Progress on standard error, so that standard output carries only the report.
 func progress(_ message: String) {
     printError(message)

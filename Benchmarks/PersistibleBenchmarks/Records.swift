@@ -16,6 +16,21 @@ extension BenchmarkRecord {
     }
 }
 
+/// Record indices from a first one up, each handed out once: from n up, they are in no file of n records yet, so
+/// every append of one adds a value and the file grows by one.
+final class FreshIndices {
+    private var next: Int
+
+    init(from first: Int) {
+        next = first
+    }
+
+    func take() -> Int {
+        defer { next += 1 }
+        return next
+    }
+}
+
 /// The package, durable: each save is flushed to the disk.
 struct Record: BenchmarkRecord, Persistible {
     var id: Int

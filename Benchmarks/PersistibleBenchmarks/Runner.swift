@@ -125,15 +125,8 @@ enum Runner {
 
     /// The file system's type as `findmnt` names it, such as "ext4".
     private static func fileSystemName(of path: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/findmnt")
-        process.arguments = ["-n", "-o", "FSTYPE", "-T", path]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return "the sandbox's file system" }
-        let name = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        process.waitUntilExit()
+        let name = (try? runTool("/usr/bin/findmnt", ["-n", "-o", "FSTYPE", "-T", path]))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return name.isEmpty ? "the sandbox's file system" : name
     }
 
