@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the command line asks for: the benchmarks, or one of the child processes that the contention workload starts.
+/// What the command line asks for: the benchmarks, or one of the child processes that the contention and watch
+/// workloads start.
 enum Command {
     case help
     case benchmark(Settings)
