@@ -1,14 +1,15 @@
 import Foundation
 
-/// The parent side of the contention workload: a copy of this executable running `ChildAppender`.
+/// A child process spoken to in lines: the contention and watch workloads' copies of this executable, and SQLite's
+/// python3.
 final class ChildProcess {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
     private var received = Data()
 
-    init(arguments: [String]) throws {
-        process.executableURL = Self.executable
+    init(executable: URL = ChildProcess.executable, arguments: [String]) throws {
+        process.executableURL = executable
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output
@@ -26,23 +27,22 @@ final class ChildProcess {
         return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     }()
 
-    /// Blocks until the child writes `line`; false if it closed its output first.
+    /// Blocks until the child writes the line `line`; false if it closed its output first.
     func waitFor(_ line: String) -> Bool {
-        let expected = Data((line + "\n").utf8)
-        while true {
-            if let range = received.range(of: expected) {
-                received.removeSubrange(received.startIndex..<range.upperBound)
-                return true
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return false }
-            received.append(chunk)
+        while let next = readLine() {
+            if next == line { return true }
         }
+        return false
     }
 
     /// Sends `line` to the child's standard input.
     func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Ends the child's input, as the end of a file would.
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
     }
 
     /// The child's next line of output, without its newline; `nil` if it closed its output first.
@@ -59,11 +59,6 @@ final class ChildProcess {
         }
     }
 
-    func start() {
-        input.fileHandleForWriting.write(Data("go\n".utf8))
-        try? input.fileHandleForWriting.close()
-    }
-
     /// Waits for the exit, which `Process` notices only at a coarse interval: never inside a timed region.
     func exitStatus() -> Int32 {
         process.waitUntilExit()
@@ -73,4 +68,25 @@ final class ChildProcess {
     func stop() {
         if process.isRunning { process.terminate() }
     }
+}
+
+/// Runs `tool` to its end and returns what it wrote, standard error included; throws if it failed.
+func runTool(_ tool: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
+    }
+    return text
+}
+
+struct ToolFailure: Error, CustomStringConvertible {
+    var description: String
 }

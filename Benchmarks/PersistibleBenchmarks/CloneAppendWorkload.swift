@@ -40,20 +40,16 @@ struct CloneAppendWorkload {
             sqlite = [:]
         }
 
-        var nextIndex = n
-        func freshIndex() -> Int {
-            defer { nextIndex += 1 }
-            return nextIndex
-        }
-        let append = { _ = try Record(index: freshIndex()).saveToFile() }
+        let indices = FreshIndices(from: n)
+        let append = { _ = try Record(index: indices.take()).saveToFile() }
         let coldAppend = {
             Record.clearArchiveCache()
-            _ = try Record(index: freshIndex()).saveToFile()
+            _ = try Record(index: indices.take()).saveToFile()
         }
         let rewrite = { try IOFloor.rewrite(seed, atPath: rewriteFile.path, durable: true) }
-        let writeInPlace = { try inPlace.append(Record(index: freshIndex())) }
+        let writeInPlace = { try inPlace.append(Record(index: indices.take())) }
         let cloneBare = {
-            try bareClone?.append(InPlaceFloor.tail(appending: Record(index: freshIndex())), replacing: 2) ?? ()
+            try bareClone?.append(InPlaceFloor.tail(appending: Record(index: indices.take())), replacing: 2) ?? ()
         }
 
         // The first save decodes the file and remembers it, as an app's first save does; later ones are the steady
@@ -112,41 +108,5 @@ struct CloneAppendWorkload {
             Sandbox.removeFile(directory.appendingPathComponent(name))
         }
         return result
-    }
-}
-
-/// Writes an append's new end onto the file itself and flushes it: what an append costs without atomicity.
-final class InPlaceFloor {
-    private let descriptor: Int32
-    private var size: Int
-
-    init(path: String) throws {
-        descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw IOFloor.Failure(operation: "open", errno: errno) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw IOFloor.Failure(operation: "fstat", errno: errno) }
-        size = Int(status.st_size)
-    }
-
-    /// Replaces the closing "\n]" with ",", the record as the package indents it, and a new "\n]".
-    func append(_ record: Record) throws {
-        let tail = try Self.tail(appending: record)
-        let offset = size - 2
-        let written = tail.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
-        guard written == tail.count else { throw IOFloor.Failure(operation: "pwrite", errno: errno) }
-        guard fdatasync(descriptor) == 0 else { throw IOFloor.Failure(operation: "fdatasync", errno: errno) }
-        size = offset + tail.count
-    }
-
-    /// What replaces a file's closing "\n]" to append `record` to it: ",", the record as the package indents it,
-    /// and a new "\n]".
-    static func tail(appending record: Record) throws -> Data {
-        var tail = Data(",".utf8)
-        tail.append(try Record.archiveEncoder.encode([record]).dropFirst())
-        return tail
-    }
-
-    func close() {
-        _ = Foundation.close(descriptor)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the command line asks for: the benchmarks, or one of the child processes that the contention workload starts.
+/// What the command line asks for: the benchmarks, or one of the child processes that the contention and watch
+/// workloads start.
 enum Command {
     case help
     case benchmark(Settings)
@@ -8,10 +9,8 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--only crowded|evolution|file-systems] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
-          --only NAME      only one group of workloads: crowded (the crowded-directory append), evolution, or
-                           file-systems (the durable append on ext4 and on XFS with reflink)
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -27,19 +26,12 @@ enum Command {
             return
         }
         if arguments.first == "--child-append" {
-            let rest = arguments.dropFirst()
-            guard rest.count == 3 || rest.count == 4, let count = Int(rest[rest.startIndex + 2]), count >= 0 else {
-                throw UsageError(description: "--child-append expects DIR PREFIX COUNT [durable|nosync]")
-            }
-            let durability = rest.count == 4 ? rest[rest.startIndex + 3] : "durable"
-            guard durability == "durable" || durability == "nosync" else {
-                throw UsageError(description: "--child-append: unknown durability '\(durability)'")
+            let rest = Array(arguments.dropFirst())
+            guard rest.count == 3, let count = Int(rest[2]), count >= 0 else {
+                throw UsageError(description: "--child-append expects DIR PREFIX COUNT")
             }
             self = .childAppend(ChildAppender.Arguments(
-                directory: URL(fileURLWithPath: rest[rest.startIndex], isDirectory: true),
-                prefix: rest[rest.startIndex + 1],
-                count: count,
-                durable: durability == "durable"
+                directory: URL(fileURLWithPath: rest[0], isDirectory: true), prefix: rest[1], count: count
             ))
             return
         }
@@ -55,11 +47,6 @@ enum Command {
                     throw UsageError(description: "--output expects a directory")
                 }
                 settings.outputDirectory = URL(fileURLWithPath: directory, isDirectory: true)
-            case "--only":
-                guard let name = remaining.popFirst(), ["crowded", "evolution", "file-systems"].contains(name) else {
-                    throw UsageError(description: "--only expects crowded, evolution or file-systems")
-                }
-                settings.only = name
             case "--help", "-h":
                 self = .help
                 return
@@ -73,8 +60,6 @@ enum Command {
 
 struct Settings {
     var quick = false
-    /// One group of workloads to run instead of all of them: "crowded", "evolution" or "file-systems".
-    var only: String?
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }

@@ -49,7 +49,7 @@ struct EvolutionWorkload {
                     Record.clearArchiveCache()
                     var loaded: [Record] = []
                     result.loadComplete.add(try Stopwatch.seconds { loaded = try Record.loadListFromFile() })
-                    try Self.expect(loaded.count == n, "loaded \(loaded.count) of \(n) records")
+                    try expect(loaded.count == n, "evolution", "loaded \(loaded.count) of \(n) records")
                 },
                 {
                     try complete.write(to: defaultedFile)
@@ -58,7 +58,7 @@ struct EvolutionWorkload {
                     result.loadDeclaringDefaults.add(try Stopwatch.seconds {
                         loaded = try DefaultedRecord.loadListFromFile()
                     })
-                    try Self.expect(loaded.count == n, "loaded \(loaded.count) of \(n) records")
+                    try expect(loaded.count == n, "evolution", "loaded \(loaded.count) of \(n) records")
                 },
                 {
                     try missing.write(to: defaultedFile)
@@ -67,7 +67,9 @@ struct EvolutionWorkload {
                     result.loadFillingDefaults.add(try Stopwatch.seconds {
                         loaded = try DefaultedRecord.loadListFromFile()
                     })
-                    try Self.expect(loaded.count == n && loaded.allSatisfy { $0.age == 0 }, "the defaults were not filled")
+                    try expect(
+                        loaded.count == n && loaded.allSatisfy { $0.age == 0 }, "evolution", "the defaults were not filled"
+                    )
                 },
             ])
         }
@@ -97,22 +99,9 @@ struct EvolutionWorkload {
         }
         StoreRecord.clearArchiveCache()
         let final = try store.all()
-        try Self.expect(final.count == n, "the store holds \(final.count) of \(n) records")
+        try expect(final.count == n, "evolution", "the store holds \(final.count) of \(n) records")
         try StoreRecord.deleteFile()
         Sandbox.removeFile(floorFile)
         return result
     }
-
-    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        guard condition else { throw WorkloadFailure(description: "evolution: " + message()) }
-    }
-}
-
-struct EvolutionResult {
-    var n: Int
-    var loadComplete = Samples()
-    var loadDeclaringDefaults = Samples()
-    var loadFillingDefaults = Samples()
-    var updateOne = Samples()
-    var rewriteFloor = Samples()
 }

@@ -27,15 +27,11 @@ struct GrownFileWorkload {
         try Data(contentsOf: GrowingRecord.archiveUrl).write(to: inPlaceFile)
         let inPlace = try InPlaceFloor(path: inPlaceFile.path)
         defer { inPlace.close() }
-        var nextIndex = seed + growth
-        func freshIndex() -> Int {
-            defer { nextIndex += 1 }
-            return nextIndex
-        }
+        let indices = FreshIndices(from: seed + growth)
         for round in 0..<plan.cloneAppendRepetitions {
             try interleave(round: round, [
-                { result.package.add(try Stopwatch.seconds { _ = try GrownRecord(index: freshIndex()).saveToFile() }) },
-                { result.inPlaceFloor.add(try Stopwatch.seconds { try inPlace.append(Record(index: freshIndex())) }) },
+                { result.package.add(try Stopwatch.seconds { _ = try GrownRecord(index: indices.take()).saveToFile() }) },
+                { result.inPlaceFloor.add(try Stopwatch.seconds { try inPlace.append(Record(index: indices.take())) }) },
             ])
         }
         result.extentsAfter = try extentCount(atPath: GrowingRecord.archiveUrl.path)

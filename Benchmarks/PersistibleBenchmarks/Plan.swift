@@ -57,11 +57,6 @@ struct Plan {
 
     var storeWriteChanges: Int { quick ? 100 : 1_000 }
 
-    /// The files beside the one saved in the crowded-directory workload: as many as an app's cache folder may hold.
-    var crowdedFiles: Int { quick ? 20_000 : 200_000 }
-
-    var crowdedRepetitions: Int { quick ? 11 : 101 }
-
     /// The single inserts make one durable write each, about a second per repetition at 1,000.
     var storeWriteRepetitions: Int { quick ? 3 : 9 }
 
@@ -82,10 +77,4 @@ struct Plan {
 
     /// The saves whose latency the watch workload measures, in each of its two rhythms.
     var watchLatencySaves: Int { quick ? 50 : 300 }
-
-    /// How long the idle watch waits for a change that never comes: ten seconds, as the cost of an hour is
-    /// counted in a few of them.
-    var watchIdleSeconds: Double { quick ? 2 : 10 }
-
-    var watchIdleRepetitions: Int { quick ? 1 : 2 }
 }

@@ -16,6 +16,21 @@ extension BenchmarkRecord {
     }
 }
 
+/// Record indices from a first one up, each handed out once: from n up, they are in no file of n records yet, so
+/// every append of one adds a value and the file grows by one.
+final class FreshIndices {
+    private var next: Int
+
+    init(from first: Int) {
+        next = first
+    }
+
+    func take() -> Int {
+        defer { next += 1 }
+        return next
+    }
+}
+
 /// The package, durable: each save is flushed to the disk.
 struct Record: BenchmarkRecord, Persistible {
     var id: Int
@@ -56,37 +71,4 @@ struct ArticleRecord: BenchmarkRecord, ArticlePersistible {
     var school: String
 
     static var fileName: String { "records-article" }
-}
-
-/// What the contention workload's processes append. Its identifiers are strings so that each process can name its
-/// own records with a prefix and the parent can tell whose record went missing.
-struct ContentionRecord: Codable, Hashable, Persistible {
-    var id: String
-    var payload: String
-
-    static var fileName: String { "contention" }
-}
-
-struct NoSyncContentionRecord: Codable, Hashable, Persistible {
-    var id: String
-    var payload: String
-
-    static var fileName: String { "contention-nosync" }
-    static var archiveDurability: Durability { .noSync }
-}
-
-/// Lets the contention workload pick a durability with a type parameter.
-protocol ContentionValue: Codable, Hashable, Persistible {
-    init(id: String, payload: String)
-    var id: String { get }
-}
-
-extension ContentionRecord: ContentionValue {}
-extension NoSyncContentionRecord: ContentionValue {}
-
-extension ContentionValue {
-    /// About the size of a `Record`, so a contended append costs what an uncontended one does.
-    init(id: String) {
-        self.init(id: id, payload: "Person \(id), University of Ghana")
-    }
 }

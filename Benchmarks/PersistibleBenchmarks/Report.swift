@@ -11,7 +11,6 @@ struct Report {
         lines += appendSection
         lines += contentionSection
         lines += storesSection
-        lines += crowdedSection
         lines += cloneAppendSection
         lines += evolutionTables
         lines += watchSection
@@ -108,21 +107,12 @@ struct Report {
             "",
             "### `Identifiable` records, no-sync",
             "",
-            "A save of an `Identifiable` record looks its `id` up in an index by identity instead of the set of values.",
-            "Appending a new one is measured against appending a value of a plain type (the no-sync rows above);",
-            "editing the record in the middle of the file and saving it, which rewrites the whole file, against the",
-            "no-sync I/O floor.",
+            "A save of an `Identifiable` record replaces the stored record with the same `id`. The record in the middle",
+            "of the file is edited and saved, which rewrites the whole file, against the no-sync I/O floor.",
             "",
             "| Workload | n | Identifiable | Reference | Ratio | Reps |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for row in results.append {
-            lines.append(tableRow([
-                "append, identified, against a plain value", formatCount(row.n), cell(row.identifiedNoSync),
-                cell(row.packageNoSync), formatRatio(ratio(row.identifiedNoSync, row.packageNoSync)),
-                "\(row.identifiedNoSync.count)",
-            ]))
-        }
         for row in results.append {
             lines.append(tableRow([
                 "edit in place, against the I/O floor", formatCount(row.n), cell(row.editNoSync),
@@ -134,31 +124,28 @@ struct Report {
     }
 
     private var contentionSection: [String] {
-        guard let first = results.contention.first else { return [] }
-        var lines = [
+        guard let row = results.contention else { return [] }
+        let perAppend = Double(row.appends)
+        return [
             "",
-            "## Contention: \(first.processes) processes appending to one file at once",
+            "## Contention: \(row.processes) processes appending to one file at once",
             "",
-            "Each process appends \(formatCount(first.appendsPerProcess)) new values, one save each, starting together",
+            "Each process appends \(formatCount(row.appendsPerProcess)) new values, one save each, starting together",
             "from a missing file. Reference: one process making all the appends alone. Time is per append, the",
             "total time divided by the number of appends.",
             "",
-            "| Workload | n (appends) | Package, \(first.processes) processes | One process | Ratio | Appends/s, \(first.processes) processes | Appends/s, one process | Records kept | Reps |",
+            "| Workload | n (appends) | Package, \(row.processes) processes | One process | Ratio | Appends/s, \(row.processes) processes | Appends/s, one process | Records kept | Reps |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for row in results.contention {
-            let perAppend = Double(row.appends)
-            lines.append(tableRow([
-                row.durable ? "contention, durable" : "contention, no-sync", formatCount(row.appends),
+            tableRow([
+                "contention, durable", formatCount(row.appends),
                 cell(row.concurrent, dividedBy: perAppend), cell(row.sequential, dividedBy: perAppend),
                 formatRatio(ratio(row.concurrent, row.sequential)),
                 formatCount(Int((perAppend / row.concurrent.median).rounded())),
                 formatCount(Int((perAppend / row.sequential.median).rounded())),
                 row.lost == 0 ? "all \(formatCount(row.appends))" : "**\(formatCount(row.fewestFound)) — LOST \(row.lost)**",
                 "\(row.concurrent.count)",
-            ]))
-        }
-        return lines
+            ]),
+        ]
     }
 
     private var storesSection: [String] {
@@ -214,29 +201,6 @@ struct Report {
                 "write block, durable", formatCount(row.changes), cell(row.block), cell(row.singles),
                 formatRatio(ratio(row.block, row.singles)), cell(row.singles, dividedBy: Double(row.changes)),
                 "\(row.block.count)",
-            ]))
-        }
-        return lines
-    }
-
-    private var crowdedSection: [String] {
-        guard let first = results.crowded.first else { return [] }
-        var lines = [
-            "",
-            "## A crowded directory: one append beside \(formatCount(first.files)) other files",
-            "",
-            "`FileStore.insert` of one record into a file of about 100 records, in a directory that holds",
-            "\(formatCount(first.files)) other files, against the same insert into a file alone in its directory. A save",
-            "looks for abandoned temporaries only after a writer died holding the lock, so the two should cost the same.",
-            "Target: within 1.2× of the empty directory.",
-            "",
-            "| Workload | Crowded | Alone | Ratio | Reps |",
-            "| --- | ---: | ---: | ---: | ---: |",
-        ]
-        for row in results.crowded {
-            lines.append(tableRow([
-                "append, \(row.durable ? "durable" : "no-sync")", cell(row.crowded), cell(row.alone),
-                formatRatio(ratio(row.crowded, row.alone)), "\(row.crowded.count)",
             ]))
         }
         return lines
@@ -356,7 +320,7 @@ struct Report {
 
     private var watchSection: [String] {
         guard let watch = results.watch else { return [] }
-        var lines = [
+        return [
             "",
             "## Watching: from another process's save to the element",
             "",
@@ -373,22 +337,7 @@ struct Report {
             "| --- | ---: | ---: | ---: | ---: | ---: |",
             latencyRow("spaced, default coalescing", watch.quiet),
             latencyRow("back to back, no coalescing", watch.burst),
-            "",
-            "### An idle watch",
-            "",
-            "The CPU time of the whole benchmark process over \(formatDuration(watch.idleSeconds)) while one watch",
-            "waits for a change that never comes, against the same time with no watch; and how often the watch's",
-            "thread woke.",
-            "",
-            "| Watch | Process CPU time | Watch thread wake-ups | Reps |",
-            "| --- | ---: | ---: | ---: |",
         ]
-        for row in watch.idle {
-            lines.append(tableRow([
-                row.name, cell(row.cpu), row.wakeups.map { "\($0)" } ?? "–", "\(row.cpu.count)",
-            ]))
-        }
-        return lines
     }
 
     private func latencyRow(_ name: String, _ samples: LatencySamples) -> String {

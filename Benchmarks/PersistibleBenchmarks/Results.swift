@@ -28,17 +28,14 @@ struct AppendResult {
     var article: Samples
     var floorDurable: Samples
     var floorNoSync: Samples
-    /// An `Identifiable` record appended, no-sync: found new through the identity index rather than the set.
-    var identifiedNoSync: Samples
     /// An `Identifiable` record in the middle of the file edited and saved in place, no-sync: a whole rewrite.
     var editNoSync: Samples
     /// A durable save of a value the file holds already: nothing to write, but the file and directory flushed.
     var unchangedDurable: Samples
 }
 
-/// Several processes appending to one file, against the same appends made by one process alone.
+/// Several processes appending durably to one file, against the same appends made by one process alone.
 struct ContentionResult {
-    var durable: Bool
     var processes: Int
     var appendsPerProcess: Int
     var concurrent: Samples
@@ -66,14 +63,6 @@ struct StoreWriteResult {
     var changes: Int
     var block: Samples
     var singles: Samples
-}
-
-/// One append to a small file in a directory of `files` other files, against the same in an empty directory.
-struct CrowdedResult {
-    var durable: Bool
-    var files: Int
-    var crowded: Samples
-    var alone: Samples
 }
 
 /// One durable append onto a file of `n` records on one file system, with the floors and SQLite beside it.
@@ -113,15 +102,13 @@ struct GrownFileResult {
     var inPlaceFloor = Samples()
 }
 
-/// How soon a watch sees another process's save, and what it costs while idle.
+/// How soon a watch sees another process's save.
 struct WatchResult {
     /// Saves far enough apart that each is the first change after a quiet spell.
     var quiet: LatencySamples
     /// Saves back to back, with no coalescing.
     var burst: LatencySamples
     var spacing: Double
-    var idle: [IdleRow]
-    var idleSeconds: Double
 }
 
 /// From a save returning in the child, and from asking the child to save, to the watch's element.
@@ -130,22 +117,24 @@ struct LatencySamples {
     var fromRequest: Samples
 }
 
-/// The CPU time of the process over the idle period with one kind of watch, or none.
-struct IdleRow {
-    var name: String
-    var cpu: Samples
-    /// The most times the watch thread woke up in one idle period, where that can be counted.
-    var wakeups: Int?
+/// Model evolution at n records: cold loads with and without defaults to fill, and a one-record update against
+/// the I/O floor.
+struct EvolutionResult {
+    var n: Int
+    var loadComplete = Samples()
+    var loadDeclaringDefaults = Samples()
+    var loadFillingDefaults = Samples()
+    var updateOne = Samples()
+    var rewriteFloor = Samples()
 }
 
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
     var append: [AppendResult] = []
-    var contention: [ContentionResult] = []
+    var contention: ContentionResult?
     var storeQuery: [StoreQueryResult] = []
     var storeWrite: [StoreWriteResult] = []
-    var crowded: [CrowdedResult] = []
     var cloneAppend: [CloneAppendResult] = []
     /// The file systems the clone workload could not run on, and why.
     var cloneAppendSkipped: [String: String] = [:]

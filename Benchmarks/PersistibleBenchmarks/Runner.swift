@@ -22,22 +22,7 @@ enum Runner {
             // Both the package and the article's reference write into the sandbox, and nowhere else.
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
-                    if settings.only == nil {
-                        try measure(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == "file-systems" {
-                        try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == nil || settings.only == "crowded" {
-                        try measureCrowded(plan: plan, sandbox: sandbox, into: &results)
-                    }
-                    if settings.only == nil || settings.only == "evolution" {
-                        let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
-                        for n in plan.evolutionSizes {
-                            progress("evolution, n = \(formatCount(n))")
-                            results.evolution.append(try evolution.run(n: n))
-                        }
-                    }
+                    try measure(plan: plan, sandbox: sandbox, into: &results)
                 }
             }
         } catch {
@@ -63,12 +48,9 @@ enum Runner {
             return 1
         }
 
-        let lossy = results.contention.filter { $0.lost > 0 }
-        guard lossy.isEmpty else {
-            for row in lossy {
-                printError("FAIL: contention (\(row.durable ? "durable" : "no-sync")): the file kept only "
-                    + "\(row.fewestFound) of \(row.appends) appended records; \(row.lost) LOST")
-            }
+        if let row = results.contention, row.lost > 0 {
+            printError("FAIL: contention: the file kept only \(row.fewestFound) of \(row.appends) appended records; "
+                + "\(row.lost) LOST")
             return 1
         }
         return 0
@@ -89,11 +71,8 @@ enum Runner {
             results.append.append(try append.run(n: n))
         }
 
-        let contention = ContentionWorkload(sandbox: sandbox, plan: plan)
         progress("contention, \(plan.contentionProcesses) processes, durable")
-        results.contention.append(try contention.run(ContentionRecord.self, durable: true))
-        progress("contention, \(plan.contentionProcesses) processes, no-sync")
-        results.contention.append(try contention.run(NoSyncContentionRecord.self, durable: false))
+        results.contention = try ContentionWorkload(sandbox: sandbox, plan: plan).run()
 
         let storeQuery = StoreQueryWorkload(sandbox: sandbox, plan: plan)
         for n in plan.storeQuerySizes {
@@ -106,13 +85,11 @@ enum Runner {
         try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
 
         results.watch = try WatchWorkload(sandbox: sandbox, plan: plan).run()
-    }
 
-    private static func measureCrowded(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
-        let crowded = CrowdedWorkload(sandbox: sandbox, plan: plan)
-        for durable in [false, true] {
-            progress("crowded directory, \(formatCount(plan.crowdedFiles)) files, \(durable ? "durable" : "no-sync")")
-            results.crowded.append(try crowded.run(durable: durable))
+        let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
+        for n in plan.evolutionSizes {
+            progress("evolution, n = \(formatCount(n))")
+            results.evolution.append(try evolution.run(n: n))
         }
     }
 
@@ -148,15 +125,8 @@ enum Runner {
 
     /// The file system's type as `findmnt` names it, such as "ext4".
     private static func fileSystemName(of path: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/findmnt")
-        process.arguments = ["-n", "-o", "FSTYPE", "-T", path]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return "the sandbox's file system" }
-        let name = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        process.waitUntilExit()
+        let name = (try? runTool("/usr/bin/findmnt", ["-n", "-o", "FSTYPE", "-T", path]))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return name.isEmpty ? "the sandbox's file system" : name
     }
 

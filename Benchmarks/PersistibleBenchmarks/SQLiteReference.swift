@@ -12,33 +12,29 @@ final class SQLiteReference {
         case delete = "DELETE"
     }
 
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private var buffered = Data()
+    private let child: ChildProcess
 
     struct Unavailable: Error, CustomStringConvertible {
         var description: String
     }
 
     init(database: URL, mode: JournalMode, records n: Int) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+        let python = URL(fileURLWithPath: "/usr/bin/python3")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw Unavailable(description: "python3 is not installed")
         }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", Self.script, database.path, mode.rawValue, String(n)]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        guard let ready = readLine(), ready == "ready" else {
+        child = try ChildProcess(
+            executable: python, arguments: ["-c", Self.script, database.path, mode.rawValue, String(n)]
+        )
+        guard child.waitFor("ready") else {
             throw Unavailable(description: "python3's sqlite3 module did not start")
         }
     }
 
     /// One durable insert of the next record, in seconds.
     func insert() throws -> Double {
-        input.fileHandleForWriting.write(Data("insert\n".utf8))
-        guard let line = readLine(), let seconds = Double(line) else {
+        child.send("insert")
+        guard let line = child.readLine(), let seconds = Double(line) else {
             throw WorkloadFailure(description: "sqlite reference: no answer to an insert")
         }
         return seconds
@@ -46,25 +42,12 @@ final class SQLiteReference {
 
     /// Ends the child, returning how many records its table holds.
     func finish() throws -> Int {
-        try input.fileHandleForWriting.close()
-        guard let line = readLine(), line.hasPrefix("count "), let count = Int(line.dropFirst(6)) else {
+        child.closeInput()
+        guard let line = child.readLine(), line.hasPrefix("count "), let count = Int(line.dropFirst(6)) else {
             throw WorkloadFailure(description: "sqlite reference: no final count")
         }
-        process.waitUntilExit()
+        _ = child.exitStatus()
         return count
-    }
-
-    private func readLine() -> String? {
-        while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffered[..<newline], as: UTF8.self)
-                buffered.removeSubrange(...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            buffered.append(chunk)
-        }
     }
 
     /// The same fields and values as `BenchmarkRecord.init(index:)`.

@@ -127,11 +127,15 @@ struct StoreQueryWorkload {
         let fileStore = FileStore<Movie>(url: url)
         // The one read that decodes the file and fills the cache; every query after it finds the records there.
         let loaded = try fileStore.all()
-        try Self.expect(loaded == movies, "the file store read back \(loaded.count) records, not the \(n) written")
+        try expect(
+            loaded == movies, "store query", "the file store read back \(loaded.count) records, not the \(n) written"
+        )
         let memoryStore = MemoryStore(movies)
 
         let expected = Self.reference(loaded)
-        try Self.expect(!expected.isEmpty && expected.count < n, "the filter kept \(expected.count) of \(n) records")
+        try expect(
+            !expected.isEmpty && expected.count < n, "store query", "the filter kept \(expected.count) of \(n) records"
+        )
 
         var result = StoreQueryResult(
             n: n, selected: expected.count, fileStore: Samples(), memoryStore: Samples(), reference: Samples()
@@ -141,17 +145,17 @@ struct StoreQueryWorkload {
                 {
                     var found: [Movie] = []
                     result.fileStore.add(try Stopwatch.seconds { found = try Self.query(fileStore) })
-                    try Self.expect(found == expected, Self.mismatch("FileStore", found, expected))
+                    try expect(found == expected, "store query", Self.mismatch("FileStore", found, expected))
                 },
                 {
                     var found: [Movie] = []
                     result.memoryStore.add(try Stopwatch.seconds { found = try Self.query(memoryStore) })
-                    try Self.expect(found == expected, Self.mismatch("MemoryStore", found, expected))
+                    try expect(found == expected, "store query", Self.mismatch("MemoryStore", found, expected))
                 },
                 {
                     var found: [Movie] = []
                     result.reference.add(Stopwatch.seconds { found = Self.reference(loaded) })
-                    try Self.expect(found == expected, Self.mismatch("the reference", found, expected))
+                    try expect(found == expected, "store query", Self.mismatch("the reference", found, expected))
                 },
             ])
         }
@@ -176,10 +180,6 @@ struct StoreQueryWorkload {
         let firstDifference = zip(found, expected).enumerated().first { $0.element.0 != $0.element.1 }
             .map { "first difference at \($0.offset)" } ?? "one is a prefix of the other"
         return "\(contender) returned \(found.count) records, the reference \(expected.count); \(firstDifference)"
-    }
-
-    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        guard condition else { throw WorkloadFailure(description: "store query: " + message()) }
     }
 }
 

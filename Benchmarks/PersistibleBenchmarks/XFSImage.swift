@@ -25,29 +25,14 @@ final class XFSImage {
         let sized = ftruncate(file, 2 << 30) == 0
         close(file)
         guard sized, mkdir(root.path, 0o755) == 0 else { throw Unavailable(description: "cannot make \(image)") }
-        try Self.run(mkfs, ["-q", "-m", "reflink=1", image])
-        try Self.run("/bin/mount", ["-o", "loop", image, root.path])
+        _ = try runTool(mkfs, ["-q", "-m", "reflink=1", image])
+        _ = try runTool("/bin/mount", ["-o", "loop", image, root.path])
     }
 
     /// Unmounts, lazily if the mount is still busy; the sandbox's removal then takes the image.
     func unmount() {
-        if (try? Self.run("/bin/umount", [root.path])) == nil {
-            try? Self.run("/bin/umount", ["-l", root.path])
-        }
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Unavailable(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
+        if (try? runTool("/bin/umount", [root.path])) == nil {
+            _ = try? runTool("/bin/umount", ["-l", root.path])
         }
     }
 }
