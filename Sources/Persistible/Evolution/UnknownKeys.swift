@@ -1,52 +1,5 @@
 import Foundation
 
-/// A record's JSON as a tree of ranges: enough to find the keys a type does not know and to put them back.
-indirect enum JSONNode {
-    case object([(key: String, keyRange: Range<Int>, value: JSONNode)], Range<Int>)
-    case array([JSONNode], Range<Int>)
-    case scalar(Range<Int>)
-
-    var range: Range<Int> {
-        switch self {
-        case .object(_, let range), .array(_, let range), .scalar(let range): return range
-        }
-    }
-
-    /// The tree of the value at `range` of `data`, or `nil` if it is not JSON.
-    static func parse(_ data: Data, at range: Range<Int>) -> JSONNode? {
-        guard !range.isEmpty else { return nil }
-        switch data[data.startIndex + range.lowerBound] {
-        case UInt8(ascii: "{"):
-            guard let members = JSONScanner.members(ofObjectIn: data, at: range) else { return nil }
-            var parsed: [(key: String, keyRange: Range<Int>, value: JSONNode)] = []
-            for member in members {
-                guard let value = parse(data, at: member.value), let key = key(data, member.key) else { return nil }
-                parsed.append((key, member.key, value))
-            }
-            return .object(parsed, range)
-        case UInt8(ascii: "["):
-            guard let elements = JSONScanner.elementRanges(ofArrayIn: data, at: range) else { return nil }
-            var parsed: [JSONNode] = []
-            for element in elements {
-                guard let value = parse(data, at: element) else { return nil }
-                parsed.append(value)
-            }
-            return .array(parsed, range)
-        default:
-            return .scalar(range)
-        }
-    }
-
-    private static func key(_ data: Data, _ range: Range<Int>) -> String? {
-        unescapedKey(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)])
-    }
-
-    func member(_ key: String) -> JSONNode? {
-        guard case .object(let members, _) = self else { return nil }
-        return members.first { $0.key == key }?.value
-    }
-}
-
 /// The keys of a stored record that its type does not know, and the stored values it read as other values, and how
 /// to carry them into the record's new encoding.
 ///
@@ -77,7 +30,7 @@ struct UnknownKeys {
     enum Kind {
         case object, array, scalar
 
-        init(_ node: JSONNode) {
+        init(_ node: JSONTree) {
             switch node {
             case .object: self = .object
             case .array: self = .array
@@ -101,7 +54,7 @@ struct UnknownKeys {
     ///   - knownBytes: The bytes the `known` ranges point into.
     ///   - keys: How the decoder reads keys: a stored key it reads as a key of `known` is that key, whatever its
     ///     spelling, and gives way to it rather than being kept beside it.
-    init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
+    init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
         collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
@@ -109,7 +62,7 @@ struct UnknownKeys {
     ///   - path: Where `known` is, as its encoding spells the keys.
     ///   - read: The same keys as the decoder reads them.
     private mutating func collect(
-        _ stored: JSONNode, _ known: JSONNode, path: [String], read: [String], bytes: (stored: Data, known: Data),
+        _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
         keys: KeyReading
     ) {
         switch (stored, known) {
@@ -136,52 +89,20 @@ struct UnknownKeys {
                 inside.collect(element, knownElement, path: [], read: [], bytes: bytes, keys: keys)
                 differs = !inside.isEmpty
             }
-            // A set's elements are encoded in an order that changes from process to process: the same scalars in
-            // another order lose nothing.
-            if differs, storedElements.count == knownElements.count,
-                let storedScalars = Self.scalarCounts(storedElements, in: bytes.stored),
-                storedScalars == Self.scalarCounts(knownElements, in: bytes.known)
-            {
+            if differs, JSONTree.sameInAnyOrder(storedElements, in: bytes.stored, knownElements, in: bytes.known) {
                 differs = false
             }
             if differs {
                 wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .array))
             }
-        case (.scalar(let storedRange), .scalar(let knownRange)):
-            if !Self.sameScalar(bytes.stored, storedRange, bytes.known, knownRange) {
-                wholeValues.append(WholeValue(path: path, stored: storedRange, known: knownRange, kind: .scalar))
+        case (.scalar, .scalar):
+            if !stored.means(known, in: bytes.stored, bytes.known) {
+                wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .scalar))
             }
         default:
             // An object read as an array or a scalar, or the other way round.
             wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: Kind(stored)))
         }
-    }
-
-    /// How many times each value stands in `elements`, or `nil` if one is not a scalar.
-    private static func scalarCounts(_ elements: [JSONNode], in data: Data) -> [NSObject: Int]? {
-        var counts: [NSObject: Int] = [:]
-        for element in elements {
-            guard case .scalar(let range) = element,
-                let value = try? JSONSerialization.jsonObject(
-                    with: Data(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]),
-                    options: .fragmentsAllowed
-                ) as? NSObject
-            else { return nil }
-            counts[value, default: 0] += 1
-        }
-        return counts
-    }
-
-    /// Whether two JSON scalars hold the same value, though written differently (`1.0` and `1`, `"\u00e9"` and
-    /// `"é"`).
-    private static func sameScalar(_ a: Data, _ aRange: Range<Int>, _ b: Data, _ bRange: Range<Int>) -> Bool {
-        let first = a[(a.startIndex + aRange.lowerBound)..<(a.startIndex + aRange.upperBound)]
-        let second = b[(b.startIndex + bRange.lowerBound)..<(b.startIndex + bRange.upperBound)]
-        if first.elementsEqual(second) { return true }
-        guard let x = try? JSONSerialization.jsonObject(with: Data(first), options: .fragmentsAllowed) as? NSObject,
-            let y = try? JSONSerialization.jsonObject(with: Data(second), options: .fragmentsAllowed) as? NSObject
-        else { return false }
-        return x.isEqual(y)
     }
 
     /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, for errors:
@@ -210,7 +131,7 @@ struct UnknownKeys {
     func carried(
         into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool
     ) -> Data? {
-        guard let tree = JSONNode.parse(encoding, at: 0..<encoding.count) else { return nil }
+        guard let tree = JSONTree.parse(encoding, at: 0..<encoding.count) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
@@ -267,11 +188,11 @@ struct UnknownKeys {
         }
         result.append(slice(encoding, copied..<encoding.count))
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard JSONNode.parse(result, at: 0..<result.count) != nil else { return nil }
+        guard JSONTree.parse(result, at: 0..<result.count) != nil else { return nil }
         return result
     }
 
-    private static func node(at path: [String], in tree: JSONNode) -> JSONNode? {
+    private static func node(at path: [String], in tree: JSONTree) -> JSONTree? {
         var node = tree
         for key in path {
             guard let next = node.member(key) else { return nil }

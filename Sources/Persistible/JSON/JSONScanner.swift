@@ -154,22 +154,60 @@ struct JSONScanner {
         }
     }
 
-    /// The ranges of the elements of the array at `range` of `data`, or `nil` if the bytes there are not an array.
-    static func elementRanges(ofArrayIn data: Data, at range: Range<Int>) -> [Range<Int>]? {
+    /// The tree of the one value at `range` of `data`, whitespace around it aside, or `nil` if the bytes there are
+    /// not one JSON value, or a key in them spells no string.
+    static func tree(of data: Data, at range: Range<Int>) -> JSONTree? {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            guard let elements = scanner.elements(), scanner.position == range.count else { return nil }
-            return elements.map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
+            guard let tree = scanner.tree(offset: range.lowerBound) else { return nil }
+            scanner.skipWhitespace()
+            return scanner.position == range.count ? tree : nil
         }
     }
 
-    /// The members of the object at `range` of `data`: each key's range (inside its quotes) and its value's range,
-    /// in stored order; `nil` if the bytes there are not an object.
-    static func members(ofObjectIn data: Data, at range: Range<Int>) -> [Member]? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            return scanner.members()?.map { $0.shifted(by: range.lowerBound) }
+    /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
+    /// hold an escaped lone surrogate, which spells none.
+    static func unescaped(_ characters: some Collection<UInt8>) -> String? {
+        guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(characters.count)
+        var iterator = characters.makeIterator()
+        func hex() -> UInt32? {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }) else {
+                    return nil
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
         }
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                continue
+            }
+            switch iterator.next() {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var code = hex() else { return nil }
+                if (0xD800..<0xDC00).contains(code) {
+                    guard iterator.next() == UInt8(ascii: "\\"), iterator.next() == UInt8(ascii: "u"), let low = hex(),
+                        (0xDC00..<0xE000).contains(low)
+                    else { return nil }
+                    code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { return nil }
+                utf8.append(contentsOf: UTF8.encode(scalar)!)
+            case let escaped?: utf8.append(escaped)
+            case nil: return nil
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them.
@@ -469,11 +507,55 @@ struct JSONScanner {
         }
     }
 
-    private mutating func members() -> [Member]? {
-        var members: [Member] = []
-        guard self.members({ members.append($0) }) else { return nil }
+    /// Reads one value and everything in it, its ranges shifted by `offset`.
+    private mutating func tree(offset: Int) -> JSONTree? {
         skipWhitespace()
-        return position == bytes.count ? members : nil
+        let start = position
+        func range() -> Range<Int> { (start + offset)..<(position + offset) }
+        /// Reads the parts of a container up to `end`, each with `part`, and the commas between them.
+        func parts(until end: UInt8, _ part: () -> Bool) -> Bool {
+            position += 1
+            skipWhitespace()
+            if current == end {
+                position += 1
+                return true
+            }
+            while part() {
+                skipWhitespace()
+                guard let byte = current else { return false }
+                position += 1
+                if byte == end { return true }
+                guard byte == UInt8(ascii: ",") else { return false }
+            }
+            return false
+        }
+        switch current {
+        case UInt8(ascii: "{"):
+            var members: [JSONTree.Member] = []
+            let read = parts(until: UInt8(ascii: "}")) {
+                skipWhitespace()
+                let keyStart = position + 1
+                guard current == UInt8(ascii: "\""), skipString() else { return false }
+                let keyRange = keyStart..<(position - 1)
+                skipWhitespace()
+                guard current == UInt8(ascii: ":"), let key = Self.unescaped(bytes[keyRange]) else { return false }
+                position += 1
+                guard let value = tree(offset: offset) else { return false }
+                members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
+                return true
+            }
+            return read ? .object(members, range()) : nil
+        case UInt8(ascii: "["):
+            var elements: [JSONTree] = []
+            let read = parts(until: UInt8(ascii: "]")) {
+                guard let element = tree(offset: offset) else { return false }
+                elements.append(element)
+                return true
+            }
+            return read ? .array(elements, range()) : nil
+        default:
+            return skipValue() ? .scalar(range()) : nil
+        }
     }
 
     private mutating func members(_ body: (Member) -> Void) -> Bool {
