@@ -39,75 +39,25 @@ extension Archive {
             }
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
-        // A reader as lenient as the file's decoder, and with none of its strategies: it compares JSON, not values.
-        let reader = JSONDecoder()
-        reader.allowsJSON5 = decoder.allowsJSON5
-        let storedRecords: [JSONValue]?
-        switch try? reader.decode(JSONValue.self, from: stored) {
-        case .array(let elements)? where !isSingleValue: storedRecords = elements
-        case let tree? where isSingleValue: storedRecords = [tree]
-        default: storedRecords = nil
-        }
-        let known = try? reader.decode([JSONValue].self, from: try encode(array: kept.map(\.read)))
-        if let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+        // The stored bytes as strict JSON, which they are unless the scanner cannot read them: read as the file's
+        // decoder reads them, with none of its strategies, as it is JSON that is compared, not values.
+        let storedJSON = JSONScanner.valueRange(of: stored) != nil
+            ? stored : StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5)
+        let storedTree = storedJSON.flatMap { json in JSONScanner.valueRange(of: json).flatMap { JSONTree.parse(json, at: $0) } }
+        let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
+        let knownBytes = try encode(array: kept.map(\.read))
+        let known = JSONScanner.valueRange(of: knownBytes).flatMap { JSONTree.parse(knownBytes, at: $0) }?.elements
+        if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+            let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {
-                storedRecords[record.original].losses(comparedWith: known[position], at: "[\(record.original)]", &lost)
+                lost += UnknownKeys(
+                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON,
+                    knownBytes: knownBytes, keys: keys
+                ).keyPaths(record: record.original, encodedWhole: true)
             }
         } else {
             lost += kept.map { "[\($0.original)]" }
         }
         guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
-    }
-}
-
-/// Any JSON value, decoded by a `JSONDecoder`, which reads every encoding and form the file's decoder reads.
-private enum JSONValue: Decodable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Decimal)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Decimal.self) {
-            self = .number(number)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(Decimal(number))
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// Adds to `lost` the paths, as `[3].address.zip` or `[3].tags[]`, where this stored value holds what `known`,
-    /// the encoding of the value read from it, does not.
-    func losses(comparedWith known: JSONValue, at path: String, _ lost: inout [String]) {
-        switch (self, known) {
-        case (.object(let members), .object(let knownMembers)):
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if let knownValue = knownMembers[key] {
-                    value.losses(comparedWith: knownValue, at: path + "." + key, &lost)
-                } else {
-                    lost.append(path + "." + key)
-                }
-            }
-        case (.array(let elements), .array(let knownElements)):
-            guard elements != knownElements else { return }
-            // A set's elements are encoded in an order that changes from process to process.
-            let counts = elements.reduce(into: [:]) { $0[$1, default: 0] += 1 }
-            let knownCounts = knownElements.reduce(into: [:]) { $0[$1, default: 0] += 1 }
-            if counts != knownCounts { lost.append(path + "[]") }
-        default:
-            if self != known { lost.append(path) }
-        }
     }
 }

@@ -108,13 +108,17 @@ struct UnknownKeys {
     /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, for errors:
     /// an array kept whole ends in `[]`. A scalar is not named, as a new value assigned in its place loses nothing;
     /// the record itself is named when nothing else is.
-    func keyPaths(record: Int) -> [String] {
-        let paths = members.map { member in
-            "[\(record)]" + (member.path + [member.key]).map { ".\($0)" }.joined()
-        } + wholeValues.filter { $0.kind != .scalar }.map { whole in
-            "[\(record)]" + whole.path.map { ".\($0)" }.joined() + (whole.kind == .array ? "[]" : "")
+    ///
+    /// - Parameter encodedWhole: Whether the record is encoded anew with none of its stored bytes kept, so that a
+    ///   scalar read as another value is lost too, and nothing at all when nothing is named. The paths are then in
+    ///   the order of their keys.
+    func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
+        let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
+            + wholeValues.filter { encodedWhole || $0.kind != .scalar }.map { ($0.path, $0.kind == .array) }
+        let paths = (encodedWhole ? named.sorted { $0.path.lexicographicallyPrecedes($1.path) } : named).map {
+            "[\(record)]" + $0.path.map { ".\($0)" }.joined() + ($0.isArray ? "[]" : "")
         }
-        return paths.isEmpty ? ["[\(record)]"] : paths
+        return paths.isEmpty && !encodedWhole ? ["[\(record)]"] : paths
     }
 
     /// The new encoding with these keys carried over from `storedBytes`, and each value kept whole put back as

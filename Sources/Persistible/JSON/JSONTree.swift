@@ -30,6 +30,11 @@ indirect enum JSONTree {
         }
     }
 
+    var elements: [JSONTree]? {
+        guard case .array(let elements, _) = self else { return nil }
+        return elements
+    }
+
     func member(_ key: String) -> JSONTree? {
         guard case .object(let members, _) = self else { return nil }
         return members.first { $0.key == key }?.value
@@ -125,5 +130,55 @@ indirect enum JSONTree {
             unmatched[hash]?.remove(at: match)
         }
         return true
+    }
+}
+
+/// JSON in a form that the scanner does not read and a decoder does (UTF-16 or UTF-32, a trailing comma, JSON5 when
+/// allowed), written out again as strict UTF-8 JSON, which it reads.
+///
+/// Only a decoder's own reading of those forms agrees with the file's decoder on what they hold. Such files are rare,
+/// and never spliced, so the cost of a decode falls on them alone. Comments, layout and the order of keys are not
+/// kept: what is written out serves comparison, never storage.
+struct StrictJSON: Decodable {
+    var text: String
+
+    /// `data` as strict JSON, or `nil` if a decoder that allows JSON5 only when told reads no JSON there.
+    static func bytes(of data: Data, allowingJSON5: Bool) -> Data? {
+        let reader = JSONDecoder()
+        reader.allowsJSON5 = allowingJSON5
+        return (try? reader.decode(StrictJSON.self, from: data)).map { Data($0.text.utf8) }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            text = "null"
+        } else if let bool = try? container.decode(Bool.self) {
+            text = bool ? "true" : "false"
+        } else if let number = try? container.decode(Decimal.self) {
+            text = number.description
+        } else if let number = try? container.decode(Double.self), number.isFinite {
+            text = "\(number)"
+        } else if let string = try? container.decode(String.self) {
+            text = Self.quoted(string)
+        } else if let array = try? container.decode([StrictJSON].self) {
+            text = "[" + array.map(\.text).joined(separator: ",") + "]"
+        } else {
+            let object = try container.decode([String: StrictJSON].self)
+            text = "{" + object.map { Self.quoted($0.key) + ":" + $0.value.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quoted(_ string: String) -> String {
+        var quoted = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case ..<" ": quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 }

@@ -277,17 +277,13 @@ extension Archive {
 
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
     private func isJSON(_ bytes: Data) -> Bool {
-        if splices, JSONScanner.valueRange(of: bytes) != nil {
-            // The scanner does not check UTF-8 inside strings; the parser below does.
-            if bytes.allSatisfy({ $0 < 0x80 }) { return true }
+        // Strict JSON whose strings are UTF-8, as the scanner checks when it looks for an error.
+        if splices, JSONScanner.valueRange(of: bytes) != nil,
+            bytes.allSatisfy({ $0 < 0x80 }) || JSONScanner.syntaxError(in: bytes) == nil
+        {
+            return true
         }
-        if decoder.allowsJSON5 {
-            // The plain parser does not read JSON5: ask a JSON5 decoder whether any JSON value is there.
-            let reader = JSONDecoder()
-            reader.allowsJSON5 = true
-            return (try? reader.decode(AnyJSON.self, from: bytes)) != nil
-        }
-        return (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) != nil
+        return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
     }
 
     /// Where a decoding error occurred, as `[3].age`, and what it says.
@@ -312,10 +308,4 @@ extension Archive {
         guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
         return path.hasPrefix("[") ? prefix + path : prefix + "." + path
     }
-}
-
-/// Any JSON value: the decoder parses the whole input before it makes one, so decoding it tells whether bytes are
-/// JSON at all.
-private struct AnyJSON: Decodable {
-    init(from decoder: any Decoder) throws {}
 }
