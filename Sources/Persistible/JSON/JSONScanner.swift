@@ -169,45 +169,25 @@ struct JSONScanner {
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(characters.count)
-        var iterator = characters.makeIterator()
-        func hex() -> UInt32? {
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                guard let digit = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }) else {
-                    return nil
-                }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
-        }
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "\\") else {
-                utf8.append(byte)
-                continue
-            }
-            switch iterator.next() {
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
+        // In UTF-16, where each escape is one code unit and validation finds a surrogate that is not in a pair.
+        var units: [UInt16] = []
+        var rest = characters[...]
+        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
+            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
+            rest = rest[rest.index(after: backslash)...]
+            switch rest.popFirst() {
             case UInt8(ascii: "u"):
-                guard var code = hex() else { return nil }
-                if (0xD800..<0xDC00).contains(code) {
-                    guard iterator.next() == UInt8(ascii: "\\"), iterator.next() == UInt8(ascii: "u"), let low = hex(),
-                        (0xDC00..<0xE000).contains(low)
-                    else { return nil }
-                    code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
-                }
-                guard let scalar = Unicode.Scalar(code) else { return nil }
-                utf8.append(contentsOf: UTF8.encode(scalar)!)
-            case let escaped?: utf8.append(escaped)
+                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
+                units.append(unit)
+                rest = rest.dropFirst(4)
+            case let escaped?:
+                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+                units.append(controls[escaped] ?? UInt16(escaped))
             case nil: return nil
             }
         }
-        return String(decoding: utf8, as: UTF8.self)
+        units += String(decoding: rest, as: UTF8.self).utf16
+        return String(validating: units, as: UTF16.self)
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them.
@@ -482,113 +462,102 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    private mutating func elements() -> [Range<Int>]? {
-        guard current == UInt8(ascii: "[") else { return nil }
+    /// Reads the object or array that `open` opens here, calling `part` to read each member or element: the one
+    /// walk through a container's parts, whether they are wanted as ranges or as a tree.
+    ///
+    /// - Returns: `false` if the bytes here are no such container, or `part` could not read one.
+    @inline(__always)
+    private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
+        guard current == open else { return false }
+        // `]` and `}` follow `[` and `{` but one in ASCII.
+        let close = open + 2
         position += 1
-        var ranges: [Range<Int>] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
+        if current == close {
             position += 1
-            return ranges
+            return true
         }
-        while true {
+        while part(&self) {
             skipWhitespace()
-            let start = position
-            guard skipValue() else { return nil }
-            ranges.append(start..<position)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                return ranges
-            default: return nil
-            }
+            guard let byte = current else { return false }
+            position += 1
+            if byte == close { return true }
+            guard byte == UInt8(ascii: ",") else { return false }
         }
+        return false
+    }
+
+    /// Reads `"key" :`, the range of the key's characters.
+    private mutating func key() -> Range<Int>? {
+        skipWhitespace()
+        let start = position + 1
+        guard current == UInt8(ascii: "\""), skipString() else { return nil }
+        let key = start..<(position - 1)
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { return nil }
+        position += 1
+        return key
+    }
+
+    /// Reads one value, the range it lies in.
+    private mutating func value() -> Range<Int>? {
+        skipWhitespace()
+        let start = position
+        return skipValue() ? start..<position : nil
+    }
+
+    private mutating func elements() -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        let read = container(UInt8(ascii: "[")) { scanner in
+            guard let element = scanner.value() else { return false }
+            ranges.append(element)
+            return true
+        }
+        return read ? ranges : nil
+    }
+
+    private mutating func members(_ body: (Member) -> Void) -> Bool {
+        skipWhitespace()
+        let read = container(UInt8(ascii: "{")) { scanner in
+            guard let key = scanner.key(), let value = scanner.value() else { return false }
+            body(Member(key: key, value: value))
+            return true
+        }
+        skipWhitespace()
+        return read
     }
 
     /// Reads one value and everything in it, its ranges shifted by `offset`.
     private mutating func tree(offset: Int) -> JSONTree? {
         skipWhitespace()
         let start = position
-        func range() -> Range<Int> { (start + offset)..<(position + offset) }
-        /// Reads the parts of a container up to `end`, each with `part`, and the commas between them.
-        func parts(until end: UInt8, _ part: () -> Bool) -> Bool {
-            position += 1
-            skipWhitespace()
-            if current == end {
-                position += 1
-                return true
-            }
-            while part() {
-                skipWhitespace()
-                guard let byte = current else { return false }
-                position += 1
-                if byte == end { return true }
-                guard byte == UInt8(ascii: ",") else { return false }
-            }
-            return false
-        }
+        var members: [JSONTree.Member] = []
+        var elements: [JSONTree] = []
+        let read: Bool
         switch current {
         case UInt8(ascii: "{"):
-            var members: [JSONTree.Member] = []
-            let read = parts(until: UInt8(ascii: "}")) {
-                skipWhitespace()
-                let keyStart = position + 1
-                guard current == UInt8(ascii: "\""), skipString() else { return false }
-                let keyRange = keyStart..<(position - 1)
-                skipWhitespace()
-                guard current == UInt8(ascii: ":"), let key = Self.unescaped(bytes[keyRange]) else { return false }
-                position += 1
-                guard let value = tree(offset: offset) else { return false }
+            read = container(UInt8(ascii: "{")) { scanner in
+                guard let keyRange = scanner.key(), let key = Self.unescaped(scanner.bytes[keyRange]),
+                    let value = scanner.tree(offset: offset)
+                else { return false }
                 members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
                 return true
             }
-            return read ? .object(members, range()) : nil
         case UInt8(ascii: "["):
-            var elements: [JSONTree] = []
-            let read = parts(until: UInt8(ascii: "]")) {
-                guard let element = tree(offset: offset) else { return false }
+            read = container(UInt8(ascii: "[")) { scanner in
+                guard let element = scanner.tree(offset: offset) else { return false }
                 elements.append(element)
                 return true
             }
-            return read ? .array(elements, range()) : nil
         default:
-            return skipValue() ? .scalar(range()) : nil
+            read = skipValue()
         }
-    }
-
-    private mutating func members(_ body: (Member) -> Void) -> Bool {
-        skipWhitespace()
-        guard current == UInt8(ascii: "{") else { return false }
-        position += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            position += 1
-            skipWhitespace()
-            return true
-        }
-        while true {
-            skipWhitespace()
-            let keyStart = position + 1
-            guard current == UInt8(ascii: "\""), skipString() else { return false }
-            let key = keyStart..<(position - 1)
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return false }
-            position += 1
-            skipWhitespace()
-            let valueStart = position
-            guard skipValue() else { return false }
-            body(Member(key: key, value: valueStart..<position))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                skipWhitespace()
-                return true
-            default: return false
-            }
+        guard read else { return nil }
+        let range = (start + offset)..<(position + offset)
+        switch bytes[start] {
+        case UInt8(ascii: "{"): return .object(members, range)
+        case UInt8(ascii: "["): return .array(elements, range)
+        default: return .scalar(range)
         }
     }
 
