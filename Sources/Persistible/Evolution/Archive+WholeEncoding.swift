@@ -43,10 +43,10 @@ extension Archive {
         // decoder reads them, with none of its strategies, as it is JSON that is compared, not values.
         let storedJSON = JSONScanner.valueRange(of: stored) != nil
             ? stored : StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5)
-        let storedTree = storedJSON.flatMap { json in JSONScanner.valueRange(of: json).flatMap { JSONTree.parse(json, at: $0) } }
+        let storedTree = storedJSON.flatMap { JSONTree.parse($0) }
         let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
         let knownBytes = try encode(array: kept.map(\.read))
-        let known = JSONScanner.valueRange(of: knownBytes).flatMap { JSONTree.parse(knownBytes, at: $0) }?.elements
+        let known = JSONTree.parse(knownBytes)?.elements
         if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
             let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {

@@ -110,9 +110,7 @@ struct DefaultsObject {
 
     /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     init?(encoding: Data, keys: KeyReading) {
-        guard let range = JSONScanner.valueRange(of: encoding), let tree = JSONTree.parse(encoding, at: range) else {
-            return nil
-        }
+        guard let tree = JSONTree.parse(encoding) else { return nil }
         self.init(encoding, tree, keys: keys)
     }
 

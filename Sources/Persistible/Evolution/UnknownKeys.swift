@@ -135,7 +135,7 @@ struct UnknownKeys {
     func carried(
         into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool
     ) -> Data? {
-        guard let tree = JSONTree.parse(encoding, at: 0..<encoding.count) else { return nil }
+        guard let tree = JSONTree.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
@@ -155,9 +155,8 @@ struct UnknownKeys {
             guard let target = Self.node(at: member.path, in: tree), case .object(let siblings, let range) = target
             else { return nil }
             if target.member(member.key) != nil { continue }
-            var text = Data("\"".utf8)
-            text.append(Data(Self.escaped(member.key).utf8))
-            text.append(Data((prettyPrinted ? "\" : " : "\":").utf8))
+            var text = Data(StrictJSON.quoted(member.key).utf8)
+            text.append(Data((prettyPrinted ? " : " : ":").utf8))
             text.append(slice(storedBytes, member.value))
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
@@ -192,7 +191,7 @@ struct UnknownKeys {
         }
         result.append(slice(encoding, copied..<encoding.count))
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard JSONTree.parse(result, at: 0..<result.count) != nil else { return nil }
+        guard JSONTree.parse(result) != nil else { return nil }
         return result
     }
 
@@ -210,10 +209,5 @@ struct UnknownKeys {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
         return data[(data.startIndex + start)..<(data.startIndex + offset)]
-    }
-
-    private static func escaped(_ key: String) -> String {
-        let encoded = (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(key)\""
-        return String(encoded.dropFirst().dropLast())
     }
 }

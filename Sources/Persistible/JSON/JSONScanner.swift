@@ -154,11 +154,13 @@ struct JSONScanner {
         }
     }
 
-    /// The tree of the one value at `range` of `data`, whitespace around it aside, or `nil` if the bytes there are
-    /// not one JSON value, or a key in them spells no string.
-    static func tree(of data: Data, at range: Range<Int>) -> JSONTree? {
-        data.withUnsafeBytes { buffer in
+    /// The tree of the one value at `range` of `data`, or in all of it after a byte order mark, whitespace around it
+    /// aside; `nil` if the bytes there are not one JSON value, or a key in them spells no string.
+    static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
+        let range = range ?? 0..<data.count
+        return data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
+            scanner.skipByteOrderMark()
             guard let tree = scanner.tree(offset: range.lowerBound) else { return nil }
             scanner.skipWhitespace()
             return scanner.position == range.count ? tree : nil
@@ -207,8 +209,7 @@ struct JSONScanner {
         var value: Range<Int>
 
         func shifted(by offset: Int) -> Member {
-            Member(key: (key.lowerBound + offset)..<(key.upperBound + offset),
-                   value: (value.lowerBound + offset)..<(value.upperBound + offset))
+            Member(key: key.shifted(by: offset), value: value.shifted(by: offset))
         }
     }
 

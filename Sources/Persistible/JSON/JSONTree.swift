@@ -19,8 +19,8 @@ indirect enum JSONTree {
         var value: JSONTree
     }
 
-    /// The tree of the value at `range` of `data`, or `nil` if it is not JSON.
-    static func parse(_ data: Data, at range: Range<Int>) -> JSONTree? {
+    /// The tree of the value at `range` of `data`, or of the one value `data` holds; `nil` if it is not JSON.
+    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
         JSONScanner.tree(of: data, at: range)
     }
 
@@ -169,16 +169,8 @@ struct StrictJSON: Decodable {
         }
     }
 
-    private static func quoted(_ string: String) -> String {
-        var quoted = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case ..<" ": quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+    /// `string` in quotes, escaped as the package's encoder escapes it.
+    static func quoted(_ string: String) -> String {
+        (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(string)\""
     }
 }
