@@ -20,22 +20,14 @@ struct UnknownKeys {
     /// value leaves its encoding as it was read, since its parts cannot otherwise be matched with the stored ones.
     struct WholeValue {
         var path: [String]
-        var stored: Range<Int>
+        var stored: JSONTree
         var known: Range<Int>
-        /// What the stored value is. A scalar holds no key: a new value assigned in its place loses nothing the
-        /// type does not know, so it stands.
-        var kind: Kind
-    }
 
-    enum Kind {
-        case object, array, scalar
-
-        init(_ node: JSONTree) {
-            switch node {
-            case .object: self = .object
-            case .array: self = .array
-            case .scalar: self = .scalar
-            }
+        /// A scalar holds no key: a new value assigned in its place loses nothing the type does not know, so it
+        /// stands.
+        var isScalar: Bool {
+            if case .scalar = stored { return true }
+            return false
         }
     }
 
@@ -93,15 +85,15 @@ struct UnknownKeys {
                 differs = false
             }
             if differs {
-                wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .array))
+                wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
         case (.scalar, .scalar):
             if !stored.means(known, in: bytes.stored, bytes.known) {
-                wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .scalar))
+                wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
         default:
             // An object read as an array or a scalar, or the other way round.
-            wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: Kind(stored)))
+            wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
         }
     }
 
@@ -114,7 +106,7 @@ struct UnknownKeys {
     ///   the order of their keys.
     func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
         let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
-            + wholeValues.filter { encodedWhole || $0.kind != .scalar }.map { ($0.path, $0.kind == .array) }
+            + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
         let paths = (encodedWhole ? named.sorted { $0.path.lexicographicallyPrecedes($1.path) } : named).map {
             "[\(record)]" + $0.path.map { ".\($0)" }.joined() + ($0.isArray ? "[]" : "")
         }
@@ -146,8 +138,8 @@ struct UnknownKeys {
             if let target = Self.node(at: whole.path, in: tree),
                 slice(encoding, target.range) == slice(knownBytes, whole.known)
             {
-                edits.append((target.range, slice(storedBytes, whole.stored)))
-            } else if whole.kind != .scalar {
+                edits.append((target.range, slice(storedBytes, whole.stored.range)))
+            } else if !whole.isScalar {
                 return nil
             }
         }

@@ -277,12 +277,8 @@ extension Archive {
 
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
     private func isJSON(_ bytes: Data) -> Bool {
-        // Strict JSON whose strings are UTF-8, as the scanner checks when it looks for an error.
-        if splices, JSONScanner.valueRange(of: bytes) != nil,
-            bytes.allSatisfy({ $0 < 0x80 }) || JSONScanner.syntaxError(in: bytes) == nil
-        {
-            return true
-        }
+        // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
+        if splices, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
         return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
     }
 
