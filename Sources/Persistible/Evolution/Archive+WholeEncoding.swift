@@ -39,19 +39,20 @@ extension Archive {
             }
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
-        // The stored bytes as strict JSON, which they are unless the scanner cannot read them: read as the file's
+        // The stored bytes as strict JSON, which they are unless the scanner cannot read them: then as the file's
         // decoder reads them, with none of its strategies, as it is JSON that is compared, not values.
-        let storedJSON = JSONScanner.valueRange(of: stored) != nil
-            ? stored : StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5)
-        let storedTree = storedJSON.flatMap { JSONTree.parse($0) }
-        let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
+        let storedJSON = JSONTree.parse(stored).map { (bytes: stored, tree: $0) }
+            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { json in
+                JSONTree.parse(json).map { (bytes: json, tree: $0) }
+            }
+        let storedRecords = isSingleValue ? storedJSON.map { [$0.tree] } : storedJSON?.tree.elements
         let knownBytes = try encode(array: kept.map(\.read))
         let known = JSONTree.parse(knownBytes)?.elements
         if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
             let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {
                 lost += UnknownKeys(
-                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON,
+                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON.bytes,
                     knownBytes: knownBytes, keys: keys
                 ).keyPaths(record: record.original, encodedWhole: true)
             }
