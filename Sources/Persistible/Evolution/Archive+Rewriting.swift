@@ -400,7 +400,9 @@ extension Archive {
     func carrying(
         from stored: Data, beyond known: Data, into encoding: Data, at position: Int
     ) throws(PersistenceError) -> Data {
-        guard let storedTree = JSONTree.parse(stored), let knownTree = JSONTree.parse(known) else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
+        guard let storedTree = JSONTree.parse(stored), let knownTree = JSONTree.parse(known) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
+        }
         let unknown = UnknownKeys(
             stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known, keys: KeyReading(decoder)
         )

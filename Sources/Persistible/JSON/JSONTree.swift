@@ -40,6 +40,20 @@ indirect enum JSONTree {
         return members.first { $0.key == key }?.value
     }
 
+    /// This object, in `bytes`, without its members under `keys`: the others as stored, so that a decode of it
+    /// tells what those keys mean to a type and nothing else.
+    func object(in bytes: Data, without keys: Set<String>) -> Data {
+        var object = Data("{".utf8)
+        guard case .object(let members, _) = self else { return object + Data("}".utf8) }
+        for member in members where !keys.contains(member.key) {
+            if object.count > 1 { object.append(UInt8(ascii: ",")) }
+            // From the key's opening quote to the value's end.
+            object.append(bytes[((member.keyRange.lowerBound - 1)..<member.value.range.upperBound)
+                .shifted(by: bytes.startIndex)])
+        }
+        return object + Data("}".utf8)
+    }
+
     /// What a scalar means to a decoder, however it is written: `1.0` and `1` are one number, `"\u00e9"` and `"é"`
     /// one string.
     enum Scalar: Hashable {
@@ -118,7 +132,9 @@ indirect enum JSONTree {
 
     /// Whether `elements`, in `bytes`, are the values of `others`, in `otherBytes`, in some order: a set's elements
     /// are encoded in an order that changes from process to process.
-    static func sameInAnyOrder(_ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data) -> Bool {
+    static func sameInAnyOrder(
+        _ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data
+    ) -> Bool {
         guard elements.count == others.count else { return false }
         var unmatched: [Int: [JSONTree]] = [:]
         for other in others { unmatched[other.meaningHash(in: otherBytes), default: []].append(other) }
