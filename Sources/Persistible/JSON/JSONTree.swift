@@ -54,80 +54,12 @@ indirect enum JSONTree {
         return object + Data("}".utf8)
     }
 
-    /// What a scalar means to a decoder, however it is written: `1.0` and `1` are one number, `"\u00e9"` and `"é"`
-    /// one string.
-    enum Scalar: Hashable {
-        case null, bool(Bool), number(Decimal), string(String)
-        /// A number beyond `Decimal`'s range.
-        case double(Double)
-
-        /// The scalar `bytes` hold, or `nil` if they are no scalar JSON the scanner read.
-        init?(_ bytes: Data) {
-            switch bytes.first {
-            case UInt8(ascii: "\""):
-                guard let string = JSONScanner.unescaped(bytes.dropFirst().dropLast()) else { return nil }
-                self = .string(string)
-            case UInt8(ascii: "t"): self = .bool(true)
-            case UInt8(ascii: "f"): self = .bool(false)
-            case UInt8(ascii: "n"): self = .null
-            case _?:
-                let text = String(decoding: bytes, as: UTF8.self)
-                if let number = Decimal(string: text) {
-                    self = .number(number)
-                } else if let number = Double(text) {
-                    self = .double(number)
-                } else {
-                    return nil
-                }
-            case nil: return nil
-            }
-        }
-    }
-
-    /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written,
-    /// the same elements in the same order, the same keys in any order.
+    /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
+    /// (`1.0` and `1`, `"\u00e9"` and `"é"`), the same elements in the same order, the same keys in any order.
     func means(_ other: JSONTree, in bytes: Data, _ otherBytes: Data) -> Bool {
-        switch (self, other) {
-        case (.scalar(let range), .scalar(let otherRange)):
-            let scalar = bytes[range.shifted(by: bytes.startIndex)]
-            let otherScalar = otherBytes[otherRange.shifted(by: otherBytes.startIndex)]
-            if scalar.elementsEqual(otherScalar) { return true }
-            guard let meaning = Scalar(scalar) else { return false }
-            return meaning == Scalar(otherScalar)
-        case (.array(let elements, _), .array(let otherElements, _)):
-            return elements.count == otherElements.count
-                && zip(elements, otherElements).allSatisfy { $0.means($1, in: bytes, otherBytes) }
-        case (.object(let members, _), .object(let otherMembers, _)):
-            return members.count == otherMembers.count && members.allSatisfy { member in
-                other.member(member.key)?.means(member.value, in: otherBytes, bytes) ?? false
-            }
-        default:
-            return false
-        }
-    }
-
-    /// A hash that values meaning the same (see `means(_:in:_:)`) share.
-    func meaningHash(in bytes: Data) -> Int {
-        var hasher = Hasher()
-        switch self {
-        case .scalar(let range):
-            let scalar = bytes[range.shifted(by: bytes.startIndex)]
-            if let meaning = Scalar(scalar) { hasher.combine(meaning) } else { hasher.combine(scalar) }
-        case .array(let elements, _):
-            hasher.combine(elements.count)
-            for element in elements { hasher.combine(element.meaningHash(in: bytes)) }
-        case .object(let members, _):
-            // Keys in any order hash alike.
-            var sum = 0
-            for member in members {
-                var memberHasher = Hasher()
-                memberHasher.combine(member.key)
-                memberHasher.combine(member.value.meaningHash(in: bytes))
-                sum &+= memberHasher.finalize()
-            }
-            hasher.combine(sum)
-        }
-        return hasher.finalize()
+        let own = bytes[range.shifted(by: bytes.startIndex)]
+        return own.elementsEqual(otherBytes[other.range.shifted(by: otherBytes.startIndex)])
+            || canonical(in: bytes) == other.canonical(in: otherBytes)
     }
 
     /// Whether `elements`, in `bytes`, are the values of `others`, in `otherBytes`, in some order: a set's elements
@@ -135,17 +67,35 @@ indirect enum JSONTree {
     static func sameInAnyOrder(
         _ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data
     ) -> Bool {
-        guard elements.count == others.count else { return false }
-        var unmatched: [Int: [JSONTree]] = [:]
-        for other in others { unmatched[other.meaningHash(in: otherBytes), default: []].append(other) }
-        for element in elements {
-            let hash = element.meaningHash(in: bytes)
-            guard let match = unmatched[hash]?.firstIndex(where: { element.means($0, in: bytes, otherBytes) }) else {
-                return false
-            }
-            unmatched[hash]?.remove(at: match)
+        func counts(_ trees: [JSONTree], _ bytes: Data) -> [String: Int] {
+            trees.reduce(into: [:]) { $0[$1.canonical(in: bytes), default: 0] += 1 }
         }
-        return true
+        return elements.count == others.count && counts(elements, bytes) == counts(others, otherBytes)
+    }
+
+    /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
+    /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
+    private func canonical(in bytes: Data) -> String {
+        switch self {
+        case .scalar(let range):
+            let text = String(decoding: bytes[range.shifted(by: bytes.startIndex)], as: UTF8.self)
+            switch text.utf8.first {
+            case UInt8(ascii: "\""):
+                // A lone surrogate's escape, as stored, is no string's canonical form.
+                let string = JSONScanner.unescaped(text.utf8.dropFirst().dropLast())
+                return string.map { StrictJSON.quoted($0.precomposedStringWithCanonicalMapping) } ?? text
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                return text
+            default:
+                return Decimal(string: text)?.description ?? Double(text).map { "\($0)" } ?? text
+            }
+        case .array(let elements, _):
+            return "[" + elements.map { $0.canonical(in: bytes) }.joined(separator: ",") + "]"
+        case .object(let members, _):
+            let sorted = members.map { ($0.key.precomposedStringWithCanonicalMapping, $0.value) }.sorted { $0.0 < $1.0 }
+            return "{" + sorted.map { StrictJSON.quoted($0) + ":" + $1.canonical(in: bytes) }.joined(separator: ",")
+                + "}"
+        }
     }
 }
 
