@@ -16,16 +16,25 @@ struct JSONScanner {
         self.bytes = bytes
     }
 
-    /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
-    static func elementRanges(of data: Data) -> [Range<Int>]? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+    /// What `read` finds in the one value at `range` of `data`, or in all of it after a byte order mark, whitespace
+    /// around it aside; `nil` if it finds nothing, or bytes follow the value.
+    private static func reading<Result>(
+        _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
+    ) -> Result? {
+        let range = range ?? 0..<data.count
+        return data.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
             scanner.skipByteOrderMark()
             scanner.skipWhitespace()
-            guard let elements = scanner.elements() else { return nil }
+            guard let result = read(&scanner) else { return nil }
             scanner.skipWhitespace()
-            return scanner.position == buffer.count ? elements : nil
+            return scanner.position == range.count ? result : nil
         }
+    }
+
+    /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
+    static func elementRanges(of data: Data) -> [Range<Int>]? {
+        reading(data) { $0.elements() }
     }
 
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
@@ -142,29 +151,13 @@ struct JSONScanner {
     /// The range of the one value that `data` holds, without the whitespace around it, or `nil` if it holds no
     /// single JSON value.
     static func valueRange(of data: Data) -> Range<Int>? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            let start = scanner.position
-            guard scanner.skipValue() else { return nil }
-            let end = scanner.position
-            scanner.skipWhitespace()
-            return scanner.position == buffer.count ? start..<end : nil
-        }
+        reading(data) { $0.value() }
     }
 
     /// The tree of the one value at `range` of `data`, or in all of it after a byte order mark, whitespace around it
     /// aside; `nil` if the bytes there are not one JSON value, or a key in them spells no string.
     static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
-        let range = range ?? 0..<data.count
-        return data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            scanner.skipByteOrderMark()
-            guard let tree = scanner.tree(offset: range.lowerBound) else { return nil }
-            scanner.skipWhitespace()
-            return scanner.position == range.count ? tree : nil
-        }
+        reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
 
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
