@@ -131,14 +131,11 @@ struct UnknownKeys {
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
-        func slice(_ data: Data, _ range: Range<Int>) -> Data {
-            data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
-        }
         for whole in wholeValues {
             if let target = Self.node(at: whole.path, in: tree),
-                slice(encoding, target.range) == slice(knownBytes, whole.known)
+                encoding[offsets: target.range] == knownBytes[offsets: whole.known]
             {
-                edits.append((target.range, slice(storedBytes, whole.stored.range)))
+                edits.append((target.range, storedBytes[offsets: whole.stored.range]))
             } else if !whole.isScalar {
                 return nil
             }
@@ -149,7 +146,7 @@ struct UnknownKeys {
             if target.member(member.key) != nil { continue }
             var text = Data(StrictJSON.quoted(member.key).utf8)
             text.append(Data((prettyPrinted ? " : " : ":").utf8))
-            text.append(slice(storedBytes, member.value))
+            text.append(storedBytes[offsets: member.value])
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
                 text.append(UInt8(ascii: ","))
@@ -177,11 +174,11 @@ struct UnknownKeys {
         var copied = 0
         for edit in edits {
             guard edit.range.lowerBound >= copied else { return nil }
-            result.append(slice(encoding, copied..<edit.range.lowerBound))
+            result.append(encoding[offsets: copied..<edit.range.lowerBound])
             result.append(edit.text)
             copied = edit.range.upperBound
         }
-        result.append(slice(encoding, copied..<encoding.count))
+        result.append(encoding[offsets: copied..<encoding.count])
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
         guard JSONTree.parse(result) != nil else { return nil }
         return result

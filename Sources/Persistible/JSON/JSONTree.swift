@@ -48,8 +48,7 @@ indirect enum JSONTree {
         for member in members where !keys.contains(member.key) {
             if object.count > 1 { object.append(UInt8(ascii: ",")) }
             // From the key's opening quote to the value's end.
-            object.append(bytes[((member.keyRange.lowerBound - 1)..<member.value.range.upperBound)
-                .shifted(by: bytes.startIndex)])
+            object.append(bytes[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound])
         }
         return object + Data("}".utf8)
     }
@@ -57,8 +56,7 @@ indirect enum JSONTree {
     /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
     /// (`1.0` and `1`, `"\u00e9"` and `"é"`), the same elements in the same order, the same keys in any order.
     func means(_ other: JSONTree, in bytes: Data, _ otherBytes: Data) -> Bool {
-        let own = bytes[range.shifted(by: bytes.startIndex)]
-        return own.elementsEqual(otherBytes[other.range.shifted(by: otherBytes.startIndex)])
+        bytes[offsets: range].elementsEqual(otherBytes[offsets: other.range])
             || canonical(in: bytes) == other.canonical(in: otherBytes)
     }
 
@@ -78,7 +76,7 @@ indirect enum JSONTree {
     private func canonical(in bytes: Data) -> String {
         switch self {
         case .scalar(let range):
-            let text = String(decoding: bytes[range.shifted(by: bytes.startIndex)], as: UTF8.self)
+            let text = String(decoding: bytes[offsets: range], as: UTF8.self)
             switch text.utf8.first {
             case UInt8(ascii: "\""):
                 // A lone surrogate's escape, as stored, is no string's canonical form.
@@ -96,6 +94,13 @@ indirect enum JSONTree {
             return "{" + sorted.map { StrictJSON.quoted($0) + ":" + $1.canonical(in: bytes) }.joined(separator: ",")
                 + "}"
         }
+    }
+}
+
+extension Data {
+    /// The bytes at `range`, counted from the first byte, as the scanner counts them, whatever the indices of `self`.
+    subscript(offsets range: Range<Int>) -> Data {
+        self[(startIndex + range.lowerBound)..<(startIndex + range.upperBound)]
     }
 }
 

@@ -159,9 +159,7 @@ extension Archive {
         var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
-            let filled = stale.contains(index)
-                ? source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
-                    + filledRanges[index].upperBound)] : nil
+            let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
             switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: filled) {
             case .success(let (value, origin)):
                 values.append(value)
@@ -192,7 +190,7 @@ extension Archive {
     func decodeRecord(
         _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
-        let raw = bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
+        let raw = bytes[offsets: range]
         let filled = filled ?? defaults?.filled(raw)
         var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
