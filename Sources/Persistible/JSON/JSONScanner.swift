@@ -1,11 +1,14 @@
 import Foundation
 
-/// Finds where values lie in UTF-8 JSON without decoding them: the elements of an array, the members of an object.
+/// The package's one reader of JSON's structure: finds where values lie in UTF-8 JSON without decoding them.
 ///
 /// Defaults, per-record decoding, salvage and byte-preserving rewrites all work on one record's bytes at a time, and
-/// need to know where each record starts and ends without paying for a decode. The grammar is strict JSON in UTF-8
-/// (no comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`,
-/// and the caller falls back to the decoder, which says what is wrong. Offsets count from the first byte of the scanned bytes.
+/// need to know where each record starts and ends without paying for a decode: those ask for ranges (the elements
+/// of an array, the members of an object), which cost no allocation per value. What compares or carries a record's
+/// parts asks for its `JSONTree`, read by the same walk through containers. The grammar is strict JSON in UTF-8 (no
+/// comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`, and
+/// the caller falls back to the decoder, which says what is wrong, or, to compare, to `StrictJSON`. Offsets count
+/// from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
