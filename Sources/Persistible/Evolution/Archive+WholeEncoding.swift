@@ -7,9 +7,10 @@ extension Archive {
     /// the stored records it keeps held: for files whose records cannot be found in their bytes (a UTF-8 byte order
     /// mark, a trailing comma, UTF-16 or UTF-32, JSON5), where no stored bytes can be kept.
     ///
-    /// Each stored record the write keeps, changed or not, is compared with the encoding of the value read from it:
-    /// a key it lacks, an array of another length or other values, or another scalar is something the type did not
-    /// read, which the write would lose. Formatting and JSON5 comments are not compared, and not kept.
+    /// Each stored record the write keeps, changed or not, is compared with the encoding of the value read from it,
+    /// as a rewrite that keeps stored bytes compares it (see ``UnknownKeys``): a key the encoding lacks, an array of
+    /// another length or other values, or a scalar of another meaning is something the type did not read, which the
+    /// write would lose. Formatting and JSON5 comments are not compared, and not kept.
     ///
     /// - Parameters:
     ///   - isSingleValue: Whether the file holds one value rather than an array.

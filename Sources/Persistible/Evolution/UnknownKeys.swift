@@ -132,7 +132,7 @@ struct UnknownKeys {
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
         for whole in wholeValues {
-            if let target = Self.node(at: whole.path, in: tree),
+            if let target = tree.node(at: whole.path),
                 encoding[offsets: target.range] == knownBytes[offsets: whole.known]
             {
                 edits.append((target.range, storedBytes[offsets: whole.stored.range]))
@@ -141,7 +141,7 @@ struct UnknownKeys {
             }
         }
         for member in members {
-            guard let target = Self.node(at: member.path, in: tree), case .object(let siblings, let range) = target
+            guard let target = tree.node(at: member.path), case .object(let siblings, let range) = target
             else { return nil }
             if target.member(member.key) != nil { continue }
             var text = Data(StrictJSON.quoted(member.key).utf8)
@@ -182,15 +182,6 @@ struct UnknownKeys {
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
         guard JSONTree.parse(result) != nil else { return nil }
         return result
-    }
-
-    private static func node(at path: [String], in tree: JSONTree) -> JSONTree? {
-        var node = tree
-        for key in path {
-            guard let next = node.member(key) else { return nil }
-            node = next
-        }
-        return node
     }
 
     /// The whitespace between the previous comma or brace and `offset`: a member's indentation.

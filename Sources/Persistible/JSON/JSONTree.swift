@@ -40,6 +40,11 @@ indirect enum JSONTree {
         return members.first { $0.key == key }?.value
     }
 
+    /// The value under the keys of `path`, one object inside another.
+    func node(at path: [String]) -> JSONTree? {
+        path.reduce(self) { $0?.member($1) }
+    }
+
     /// This object, in `bytes`, without its members under `keys`: the others as stored, so that a decode of it
     /// tells what those keys mean to a type and nothing else.
     func object(in bytes: Data, without keys: Set<String>) -> Data {
