@@ -116,17 +116,16 @@ struct DefaultsObject {
 
     private init?(_ encoding: Data, _ tree: JSONTree, keys: KeyReading) {
         guard case .object(let members, _) = tree else { return nil }
-        let base = encoding.startIndex
         self.keys = keys
         matchesOtherSpellings = !keys.readsAsSpelled || members.contains { member in
-            encoding[member.keyRange.shifted(by: base)].contains(where: Self.mayBeSpelledOtherwise)
+            encoding[offsets: member.keyRange].contains(where: Self.mayBeSpelledOtherwise)
         }
         self.members = members.map { member in
-            let key = encoding[member.keyRange.shifted(by: base)]
+            let key = encoding[offsets: member.keyRange]
             var text = Data("\"".utf8)
             text.append(key)
             text.append(contentsOf: Array("\":".utf8))
-            text.append(encoding[member.value.range.shifted(by: base)])
+            text.append(encoding[offsets: member.value.range])
             return Member(
                 key: Data(key), name: member.key, text: text, child: DefaultsObject(encoding, member.value, keys: keys)
             )

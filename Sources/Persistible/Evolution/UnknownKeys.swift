@@ -87,12 +87,10 @@ struct UnknownKeys {
             if differs {
                 wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
-        case (.scalar, .scalar):
-            if !stored.means(known, in: bytes.stored, bytes.known) {
-                wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
-            }
+        case (.scalar, .scalar) where stored.means(known, in: bytes.stored, bytes.known):
+            break
         default:
-            // An object read as an array or a scalar, or the other way round.
+            // A scalar read as another value, or an object read as an array or a scalar, or the other way round.
             wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
         }
     }
