@@ -46,24 +46,18 @@ extension Archive {
         of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
         at position: Int
     ) throws(PersistenceError) -> Data {
-        guard let object = (try? JSONSerialization.jsonObject(with: record)) as? [String: Any],
-            let currentObject = (try? JSONSerialization.jsonObject(with: current)) as? [String: Any]
+        guard let object = JSONTree.parse(record), case .object(let members, _) = object,
+            let currentObject = JSONTree.parse(current), case .object = currentObject
         else { return current }
-        var unread: [String] = []
-        for key in object.keys.sorted() where currentObject[key] == nil {
-            var without = object
-            without.removeValue(forKey: key)
-            guard let bytes = try? JSONSerialization.data(withJSONObject: without),
-                let probed = try? migration.decodeKeepingOld(bytes, decoder)
+        var unread = Set<String>()
+        for key in Set(members.map(\.key)) where currentObject.member(key) == nil {
+            guard let probed = try? migration.decodeKeepingOld(object.object(in: record, without: [key]), decoder)
             else { continue }
-            if probed.value == value { unread.append(key) }
+            if probed.value == value { unread.insert(key) }
         }
         guard !unread.isEmpty else { return current }
-        var known = object
-        for key in unread { known.removeValue(forKey: key) }
-        guard let knownBytes = try? JSONSerialization.data(withJSONObject: known) else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: unread.map { "[\(position)].\($0)" }))
-        }
-        return try carrying(from: record, beyond: knownBytes, into: current, at: position)
+        return try carrying(
+            from: record, beyond: object.object(in: record, without: unread), into: current, at: position
+        )
     }
 }

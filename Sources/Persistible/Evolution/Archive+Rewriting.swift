@@ -129,8 +129,8 @@ extension Archive {
                 let knownBytes = known.bytes
                 // A record whose keys cannot be told apart cannot be shown to lose none: the decoder leaves the keys
                 // of an object no type reads unread, so one holding a lone surrogate reaches here.
-                guard let storedTree = JSONNode.parse(storedBytes, at: storedRange),
-                    let knownTree = JSONNode.parse(knownBytes, at: known.ranges[position])
+                guard let storedTree = JSONTree.parse(storedBytes, at: storedRange),
+                    let knownTree = JSONTree.parse(knownBytes, at: known.ranges[position])
                 else {
                     lost.append("[\(change.original)]")
                     continue
@@ -400,10 +400,9 @@ extension Archive {
     func carrying(
         from stored: Data, beyond known: Data, into encoding: Data, at position: Int
     ) throws(PersistenceError) -> Data {
-        guard let storedRange = JSONScanner.valueRange(of: stored),
-            let storedTree = JSONNode.parse(stored, at: storedRange),
-            let knownRange = JSONScanner.valueRange(of: known), let knownTree = JSONNode.parse(known, at: knownRange)
-        else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
+        guard let storedTree = JSONTree.parse(stored), let knownTree = JSONTree.parse(known) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
+        }
         let unknown = UnknownKeys(
             stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known, keys: KeyReading(decoder)
         )

@@ -35,7 +35,7 @@ extension Archive {
             case .damaged(let range, let error):
                 unreadable.append(UnreadableRecord(
                     index: index, codingPath: "[\(index)]", message: error.description,
-                    bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)],
+                    bytes: bytes[offsets: range],
                     byteRange: range
                 ))
             }
@@ -74,7 +74,7 @@ extension Archive {
         }.joined(separator: " ")
         return UnreadableRecord(
             index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
-            bytes: bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)],
+            bytes: bytes[offsets: range],
             byteRange: range
         )
     }

@@ -7,9 +7,10 @@ extension Archive {
     /// the stored records it keeps held: for files whose records cannot be found in their bytes (a UTF-8 byte order
     /// mark, a trailing comma, UTF-16 or UTF-32, JSON5), where no stored bytes can be kept.
     ///
-    /// Each stored record the write keeps, changed or not, is compared with the encoding of the value read from it:
-    /// a key it lacks, an array of another length or other values, or another scalar is something the type did not
-    /// read, which the write would lose. Formatting and JSON5 comments are not compared, and not kept.
+    /// Each stored record the write keeps, changed or not, is compared with the encoding of the value read from it,
+    /// as a rewrite that keeps stored bytes compares it (see ``UnknownKeys``): a key the encoding lacks, an array of
+    /// another length or other values, or a scalar of another meaning is something the type did not read, which the
+    /// write would lose. Formatting and JSON5 comments are not compared, and not kept.
     ///
     /// - Parameters:
     ///   - isSingleValue: Whether the file holds one value rather than an array.
@@ -39,75 +40,26 @@ extension Archive {
             }
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
-        // A reader as lenient as the file's decoder, and with none of its strategies: it compares JSON, not values.
-        let reader = JSONDecoder()
-        reader.allowsJSON5 = decoder.allowsJSON5
-        let storedRecords: [JSONValue]?
-        switch try? reader.decode(JSONValue.self, from: stored) {
-        case .array(let elements)? where !isSingleValue: storedRecords = elements
-        case let tree? where isSingleValue: storedRecords = [tree]
-        default: storedRecords = nil
-        }
-        let known = try? reader.decode([JSONValue].self, from: try encode(array: kept.map(\.read)))
-        if let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+        // The stored bytes as strict JSON, which they are unless the scanner cannot read them: then as the file's
+        // decoder reads them, with none of its strategies, as it is JSON that is compared, not values.
+        let storedJSON = JSONTree.parse(stored).map { (bytes: stored, tree: $0) }
+            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { json in
+                JSONTree.parse(json).map { (bytes: json, tree: $0) }
+            }
+        let storedRecords = isSingleValue ? storedJSON.map { [$0.tree] } : storedJSON?.tree.elements
+        let knownBytes = try encode(array: kept.map(\.read))
+        let known = JSONTree.parse(knownBytes)?.elements
+        if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+            let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {
-                storedRecords[record.original].losses(comparedWith: known[position], at: "[\(record.original)]", &lost)
+                lost += UnknownKeys(
+                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON.bytes,
+                    knownBytes: knownBytes, keys: keys
+                ).keyPaths(record: record.original, encodedWhole: true)
             }
         } else {
             lost += kept.map { "[\($0.original)]" }
         }
         guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
-    }
-}
-
-/// Any JSON value, decoded by a `JSONDecoder`, which reads every encoding and form the file's decoder reads.
-private enum JSONValue: Decodable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Decimal)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Decimal.self) {
-            self = .number(number)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(Decimal(number))
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// Adds to `lost` the paths, as `[3].address.zip` or `[3].tags[]`, where this stored value holds what `known`,
-    /// the encoding of the value read from it, does not.
-    func losses(comparedWith known: JSONValue, at path: String, _ lost: inout [String]) {
-        switch (self, known) {
-        case (.object(let members), .object(let knownMembers)):
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if let knownValue = knownMembers[key] {
-                    value.losses(comparedWith: knownValue, at: path + "." + key, &lost)
-                } else {
-                    lost.append(path + "." + key)
-                }
-            }
-        case (.array(let elements), .array(let knownElements)):
-            guard elements != knownElements else { return }
-            // A set's elements are encoded in an order that changes from process to process.
-            let counts = elements.reduce(into: [:]) { $0[$1, default: 0] += 1 }
-            let knownCounts = knownElements.reduce(into: [:]) { $0[$1, default: 0] += 1 }
-            if counts != knownCounts { lost.append(path + "[]") }
-        default:
-            if self != known { lost.append(path) }
-        }
     }
 }

@@ -110,28 +110,24 @@ struct DefaultsObject {
 
     /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     init?(encoding: Data, keys: KeyReading) {
-        guard let range = JSONScanner.valueRange(of: encoding) else { return nil }
-        self.init(encoding, at: range, keys: keys)
+        guard let tree = JSONTree.parse(encoding) else { return nil }
+        self.init(encoding, tree, keys: keys)
     }
 
-    private init?(_ encoding: Data, at range: Range<Int>, keys: KeyReading) {
-        guard let members = JSONScanner.members(ofObjectIn: encoding, at: range) else { return nil }
-        let base = encoding.startIndex
+    private init?(_ encoding: Data, _ tree: JSONTree, keys: KeyReading) {
+        guard case .object(let members, _) = tree else { return nil }
         self.keys = keys
         matchesOtherSpellings = !keys.readsAsSpelled || members.contains { member in
-            encoding[(base + member.key.lowerBound)..<(base + member.key.upperBound)]
-                .contains(where: Self.mayBeSpelledOtherwise)
+            encoding[offsets: member.keyRange].contains(where: Self.mayBeSpelledOtherwise)
         }
         self.members = members.map { member in
-            let key = encoding[(base + member.key.lowerBound)..<(base + member.key.upperBound)]
-            let value = encoding[(base + member.value.lowerBound)..<(base + member.value.upperBound)]
+            let key = encoding[offsets: member.keyRange]
             var text = Data("\"".utf8)
             text.append(key)
             text.append(contentsOf: Array("\":".utf8))
-            text.append(value)
+            text.append(encoding[offsets: member.value.range])
             return Member(
-                key: Data(key), name: unescapedKey(key) ?? "", text: text,
-                child: DefaultsObject(encoding, at: member.value, keys: keys)
+                key: Data(key), name: member.key, text: text, child: DefaultsObject(encoding, member.value, keys: keys)
             )
         }
     }
@@ -205,7 +201,7 @@ struct DefaultsObject {
         let missing = members.indices.filter { found[$0] == nil }
         _ = JSONScanner.forEachMember(in: buffer, at: range) { stored in
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
-            guard let key = unescapedKey(bytes) else { return }
+            guard let key = JSONScanner.unescaped(bytes) else { return }
             if let index = missing.first(where: { found[$0] == nil && keys.same(key, members[$0].name, at: path) }) {
                 found[index] = stored
             }

@@ -62,9 +62,3 @@ final class KeyReading {
         init?(intValue: Int) { nil }
     }
 }
-
-/// The key whose bytes, escapes as stored, are `bytes`; `nil` if they do not spell one.
-func unescapedKey(_ bytes: some Collection<UInt8>) -> String? {
-    guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
-    return try? JSONDecoder().decode(String.self, from: Data("\"".utf8) + Data(bytes) + Data("\"".utf8))
-}

@@ -1,52 +1,5 @@
 import Foundation
 
-/// A record's JSON as a tree of ranges: enough to find the keys a type does not know and to put them back.
-indirect enum JSONNode {
-    case object([(key: String, keyRange: Range<Int>, value: JSONNode)], Range<Int>)
-    case array([JSONNode], Range<Int>)
-    case scalar(Range<Int>)
-
-    var range: Range<Int> {
-        switch self {
-        case .object(_, let range), .array(_, let range), .scalar(let range): return range
-        }
-    }
-
-    /// The tree of the value at `range` of `data`, or `nil` if it is not JSON.
-    static func parse(_ data: Data, at range: Range<Int>) -> JSONNode? {
-        guard !range.isEmpty else { return nil }
-        switch data[data.startIndex + range.lowerBound] {
-        case UInt8(ascii: "{"):
-            guard let members = JSONScanner.members(ofObjectIn: data, at: range) else { return nil }
-            var parsed: [(key: String, keyRange: Range<Int>, value: JSONNode)] = []
-            for member in members {
-                guard let value = parse(data, at: member.value), let key = key(data, member.key) else { return nil }
-                parsed.append((key, member.key, value))
-            }
-            return .object(parsed, range)
-        case UInt8(ascii: "["):
-            guard let elements = JSONScanner.elementRanges(ofArrayIn: data, at: range) else { return nil }
-            var parsed: [JSONNode] = []
-            for element in elements {
-                guard let value = parse(data, at: element) else { return nil }
-                parsed.append(value)
-            }
-            return .array(parsed, range)
-        default:
-            return .scalar(range)
-        }
-    }
-
-    private static func key(_ data: Data, _ range: Range<Int>) -> String? {
-        unescapedKey(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)])
-    }
-
-    func member(_ key: String) -> JSONNode? {
-        guard case .object(let members, _) = self else { return nil }
-        return members.first { $0.key == key }?.value
-    }
-}
-
 /// The keys of a stored record that its type does not know, and the stored values it read as other values, and how
 /// to carry them into the record's new encoding.
 ///
@@ -67,22 +20,14 @@ struct UnknownKeys {
     /// value leaves its encoding as it was read, since its parts cannot otherwise be matched with the stored ones.
     struct WholeValue {
         var path: [String]
-        var stored: Range<Int>
+        var stored: JSONTree
         var known: Range<Int>
-        /// What the stored value is. A scalar holds no key: a new value assigned in its place loses nothing the
-        /// type does not know, so it stands.
-        var kind: Kind
-    }
 
-    enum Kind {
-        case object, array, scalar
-
-        init(_ node: JSONNode) {
-            switch node {
-            case .object: self = .object
-            case .array: self = .array
-            case .scalar: self = .scalar
-            }
+        /// A scalar holds no key: a new value assigned in its place loses nothing the type does not know, so it
+        /// stands.
+        var isScalar: Bool {
+            if case .scalar = stored { return true }
+            return false
         }
     }
 
@@ -101,7 +46,7 @@ struct UnknownKeys {
     ///   - knownBytes: The bytes the `known` ranges point into.
     ///   - keys: How the decoder reads keys: a stored key it reads as a key of `known` is that key, whatever its
     ///     spelling, and gives way to it rather than being kept beside it.
-    init(stored: JSONNode, known: JSONNode, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
+    init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
         collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
@@ -109,7 +54,7 @@ struct UnknownKeys {
     ///   - path: Where `known` is, as its encoding spells the keys.
     ///   - read: The same keys as the decoder reads them.
     private mutating func collect(
-        _ stored: JSONNode, _ known: JSONNode, path: [String], read: [String], bytes: (stored: Data, known: Data),
+        _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
         keys: KeyReading
     ) {
         switch (stored, known) {
@@ -136,64 +81,34 @@ struct UnknownKeys {
                 inside.collect(element, knownElement, path: [], read: [], bytes: bytes, keys: keys)
                 differs = !inside.isEmpty
             }
-            // A set's elements are encoded in an order that changes from process to process: the same scalars in
-            // another order lose nothing.
-            if differs, storedElements.count == knownElements.count,
-                let storedScalars = Self.scalarCounts(storedElements, in: bytes.stored),
-                storedScalars == Self.scalarCounts(knownElements, in: bytes.known)
-            {
+            if differs, JSONTree.sameInAnyOrder(storedElements, in: bytes.stored, knownElements, in: bytes.known) {
                 differs = false
             }
             if differs {
-                wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: .array))
+                wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
-        case (.scalar(let storedRange), .scalar(let knownRange)):
-            if !Self.sameScalar(bytes.stored, storedRange, bytes.known, knownRange) {
-                wholeValues.append(WholeValue(path: path, stored: storedRange, known: knownRange, kind: .scalar))
-            }
+        case (.scalar, .scalar) where stored.means(known, in: bytes.stored, bytes.known):
+            break
         default:
-            // An object read as an array or a scalar, or the other way round.
-            wholeValues.append(WholeValue(path: path, stored: stored.range, known: known.range, kind: Kind(stored)))
+            // A scalar read as another value, or an object read as an array or a scalar, or the other way round.
+            wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
         }
-    }
-
-    /// How many times each value stands in `elements`, or `nil` if one is not a scalar.
-    private static func scalarCounts(_ elements: [JSONNode], in data: Data) -> [NSObject: Int]? {
-        var counts: [NSObject: Int] = [:]
-        for element in elements {
-            guard case .scalar(let range) = element,
-                let value = try? JSONSerialization.jsonObject(
-                    with: Data(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]),
-                    options: .fragmentsAllowed
-                ) as? NSObject
-            else { return nil }
-            counts[value, default: 0] += 1
-        }
-        return counts
-    }
-
-    /// Whether two JSON scalars hold the same value, though written differently (`1.0` and `1`, `"\u00e9"` and
-    /// `"é"`).
-    private static func sameScalar(_ a: Data, _ aRange: Range<Int>, _ b: Data, _ bRange: Range<Int>) -> Bool {
-        let first = a[(a.startIndex + aRange.lowerBound)..<(a.startIndex + aRange.upperBound)]
-        let second = b[(b.startIndex + bRange.lowerBound)..<(b.startIndex + bRange.upperBound)]
-        if first.elementsEqual(second) { return true }
-        guard let x = try? JSONSerialization.jsonObject(with: Data(first), options: .fragmentsAllowed) as? NSObject,
-            let y = try? JSONSerialization.jsonObject(with: Data(second), options: .fragmentsAllowed) as? NSObject
-        else { return false }
-        return x.isEqual(y)
     }
 
     /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, for errors:
     /// an array kept whole ends in `[]`. A scalar is not named, as a new value assigned in its place loses nothing;
     /// the record itself is named when nothing else is.
-    func keyPaths(record: Int) -> [String] {
-        let paths = members.map { member in
-            "[\(record)]" + (member.path + [member.key]).map { ".\($0)" }.joined()
-        } + wholeValues.filter { $0.kind != .scalar }.map { whole in
-            "[\(record)]" + whole.path.map { ".\($0)" }.joined() + (whole.kind == .array ? "[]" : "")
+    ///
+    /// - Parameter encodedWhole: Whether the record is encoded anew with none of its stored bytes kept, so that a
+    ///   scalar read as another value is lost too, and nothing at all when nothing is named. The paths are then in
+    ///   the order of their keys.
+    func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
+        let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
+            + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
+        let paths = (encodedWhole ? named.sorted { $0.path.lexicographicallyPrecedes($1.path) } : named).map {
+            "[\(record)]" + $0.path.map { ".\($0)" }.joined() + ($0.isArray ? "[]" : "")
         }
-        return paths.isEmpty ? ["[\(record)]"] : paths
+        return paths.isEmpty && !encodedWhole ? ["[\(record)]"] : paths
     }
 
     /// The new encoding with these keys carried over from `storedBytes`, and each value kept whole put back as
@@ -210,30 +125,26 @@ struct UnknownKeys {
     func carried(
         into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool
     ) -> Data? {
-        guard let tree = JSONNode.parse(encoding, at: 0..<encoding.count) else { return nil }
+        guard let tree = JSONTree.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
-        func slice(_ data: Data, _ range: Range<Int>) -> Data {
-            data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
-        }
         for whole in wholeValues {
-            if let target = Self.node(at: whole.path, in: tree),
-                slice(encoding, target.range) == slice(knownBytes, whole.known)
+            if let target = tree.node(at: whole.path),
+                encoding[offsets: target.range] == knownBytes[offsets: whole.known]
             {
-                edits.append((target.range, slice(storedBytes, whole.stored)))
-            } else if whole.kind != .scalar {
+                edits.append((target.range, storedBytes[offsets: whole.stored.range]))
+            } else if !whole.isScalar {
                 return nil
             }
         }
         for member in members {
-            guard let target = Self.node(at: member.path, in: tree), case .object(let siblings, let range) = target
+            guard let target = tree.node(at: member.path), case .object(let siblings, let range) = target
             else { return nil }
             if target.member(member.key) != nil { continue }
-            var text = Data("\"".utf8)
-            text.append(Data(Self.escaped(member.key).utf8))
-            text.append(Data((prettyPrinted ? "\" : " : "\":").utf8))
-            text.append(slice(storedBytes, member.value))
+            var text = Data(StrictJSON.quoted(member.key).utf8)
+            text.append(Data((prettyPrinted ? " : " : ":").utf8))
+            text.append(storedBytes[offsets: member.value])
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
                 text.append(UInt8(ascii: ","))
@@ -261,23 +172,14 @@ struct UnknownKeys {
         var copied = 0
         for edit in edits {
             guard edit.range.lowerBound >= copied else { return nil }
-            result.append(slice(encoding, copied..<edit.range.lowerBound))
+            result.append(encoding[offsets: copied..<edit.range.lowerBound])
             result.append(edit.text)
             copied = edit.range.upperBound
         }
-        result.append(slice(encoding, copied..<encoding.count))
+        result.append(encoding[offsets: copied..<encoding.count])
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard JSONNode.parse(result, at: 0..<result.count) != nil else { return nil }
+        guard JSONTree.parse(result) != nil else { return nil }
         return result
-    }
-
-    private static func node(at path: [String], in tree: JSONNode) -> JSONNode? {
-        var node = tree
-        for key in path {
-            guard let next = node.member(key) else { return nil }
-            node = next
-        }
-        return node
     }
 
     /// The whitespace between the previous comma or brace and `offset`: a member's indentation.
@@ -285,10 +187,5 @@ struct UnknownKeys {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
         return data[(data.startIndex + start)..<(data.startIndex + offset)]
-    }
-
-    private static func escaped(_ key: String) -> String {
-        let encoded = (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(key)\""
-        return String(encoded.dropFirst().dropLast())
     }
 }

@@ -31,4 +31,27 @@ import Testing
             #expect(try directory.temporaries().isEmpty)
         }
     }
+
+    @Test func escapedKeysAreReadAsTheKeysTheySpell() throws {
+        try inTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                at: SparseSettings.archiveDirectory, withIntermediateDirectories: true
+            )
+            // `theme` escaped is the key the type knows; a key escaped with a surrogate pair and a line break is not.
+            let stored = #"{"f\ud83d\ude00\nx":"\u00e9","\u0074heme":"dark"}"#
+            try Data(stored.utf8).write(to: SparseSettings.archiveUrl)
+
+            try SparseSettings.update(default: SparseSettings()) { $0.theme = "light" }
+
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: bytes(of: SparseSettings.self)) as? [String: Any]
+            )
+            #expect(object.keys.sorted() == ["f\u{1F600}\nx", "theme"])
+            // The known key is written anew, not kept beside its new encoding as a key of its own.
+            #expect(!String(decoding: try bytes(of: SparseSettings.self), as: UTF8.self).contains("u0074"))
+            #expect(object["f\u{1F600}\nx"] as? String == "\u{e9}")
+            #expect(try SparseSettings.loadFromFile() == SparseSettings(theme: "light"))
+            #expect(try directory.temporaries().isEmpty)
+        }
+    }
 }

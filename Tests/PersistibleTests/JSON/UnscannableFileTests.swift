@@ -90,4 +90,44 @@ import Testing
         #expect(try Data(contentsOf: url) == storedForm(ArchiveFormat.encoder.encode(
             [Task(id: "a", title: "Buy milk"), Task(id: "b", title: "Call Amy back")])))
     }
+
+    /// A task whose `Set`s are encoded in an order that changes from process to process, with an estimate.
+    struct Planned: Codable, Hashable, Identifiable {
+        struct Step: Codable, Hashable {
+            var name: String
+        }
+
+        var id: String
+        var hours: Float
+        var tags: Set<String>
+        var steps: Set<Step>
+        var title: String
+    }
+
+    @Test func aWholeWriteComparesValuesByMeaningNotSpelling() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("planned.json")
+        // Numbers, escapes and set elements as the encoder would not write them, meaning what it would.
+        let first = #"{"id":"a","hours":2.50,"tags":["z","y","x"],"steps":[{"name":"b"},{"name":"a"}],"#
+            + #""title":"Caf\u00e9 \/ tea"}"#
+        let text = "[" + first + #",{"id":"b","hours":1e0,"tags":[],"steps":[],"title":"Call"}]"#
+        try #require(text.data(using: .utf16LittleEndian)).write(to: url)
+        let store = FileStore<Planned>(url: url)
+        try store.update(Planned(id: "b", hours: 2, tags: [], steps: [], title: "Call Amy"))
+        #expect(try store.all().map(\.title) == ["Caf\u{e9} / tea", "Call Amy"])
+    }
+
+    @Test func aWholeWriteNamesAScalarReadAsAnotherValue() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("planned.json")
+        // Read as a `Float`, 2.5000001 is 2.5, and a whole write would store that.
+        let text = #"[{"id":"a","hours":2.5000001,"tags":["x"],"steps":[],"title":"Milk","zone":1}]"#
+        let contents = try #require(text.data(using: .utf16LittleEndian))
+        try contents.write(to: url)
+        let error = persistenceError {
+            try FileStore<Planned>(url: url).insert(Planned(id: "b", hours: 1, tags: [], steps: [], title: "Read"))
+        }
+        #expect(error?.reason == .unknownKeysWouldBeLost(keyPaths: ["[0].hours", "[0].zone"]))
+        #expect(try Data(contentsOf: url) == contents)
+    }
 }

@@ -159,9 +159,7 @@ extension Archive {
         var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
-            let filled = stale.contains(index)
-                ? source[(source.startIndex + filledRanges[index].lowerBound)..<(source.startIndex
-                    + filledRanges[index].upperBound)] : nil
+            let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
             switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: filled) {
             case .success(let (value, origin)):
                 values.append(value)
@@ -192,7 +190,7 @@ extension Archive {
     func decodeRecord(
         _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
-        let raw = bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
+        let raw = bytes[offsets: range]
         let filled = filled ?? defaults?.filled(raw)
         var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
@@ -277,17 +275,9 @@ extension Archive {
 
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
     private func isJSON(_ bytes: Data) -> Bool {
-        if splices, JSONScanner.valueRange(of: bytes) != nil {
-            // The scanner does not check UTF-8 inside strings; the parser below does.
-            if bytes.allSatisfy({ $0 < 0x80 }) { return true }
-        }
-        if decoder.allowsJSON5 {
-            // The plain parser does not read JSON5: ask a JSON5 decoder whether any JSON value is there.
-            let reader = JSONDecoder()
-            reader.allowsJSON5 = true
-            return (try? reader.decode(AnyJSON.self, from: bytes)) != nil
-        }
-        return (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) != nil
+        // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
+        if splices, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
+        return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
     }
 
     /// Where a decoding error occurred, as `[3].age`, and what it says.
@@ -312,10 +302,4 @@ extension Archive {
         guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
         return path.hasPrefix("[") ? prefix + path : prefix + "." + path
     }
-}
-
-/// Any JSON value: the decoder parses the whole input before it makes one, so decoding it tells whether bytes are
-/// JSON at all.
-private struct AnyJSON: Decodable {
-    init(from decoder: any Decoder) throws {}
 }

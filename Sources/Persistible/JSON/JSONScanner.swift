@@ -1,11 +1,14 @@
 import Foundation
 
-/// Finds where values lie in UTF-8 JSON without decoding them: the elements of an array, the members of an object.
+/// The package's one reader of JSON's structure: finds where values lie in UTF-8 JSON without decoding them.
 ///
 /// Defaults, per-record decoding, salvage and byte-preserving rewrites all work on one record's bytes at a time, and
-/// need to know where each record starts and ends without paying for a decode. The grammar is strict JSON in UTF-8
-/// (no comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`,
-/// and the caller falls back to the decoder, which says what is wrong. Offsets count from the first byte of the scanned bytes.
+/// need to know where each record starts and ends without paying for a decode: those ask for ranges (the elements
+/// of an array, the members of an object), which cost no allocation per value. What compares or carries a record's
+/// parts asks for its `JSONTree`, read by the same walk through containers. The grammar is strict JSON in UTF-8 (no
+/// comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`, and
+/// the caller falls back to the decoder, which says what is wrong, or, to compare, to `StrictJSON`. Offsets count
+/// from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -16,16 +19,25 @@ struct JSONScanner {
         self.bytes = bytes
     }
 
-    /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
-    static func elementRanges(of data: Data) -> [Range<Int>]? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+    /// What `read` finds in the one value at `range` of `data`, or in all of it after a byte order mark, whitespace
+    /// around it aside; `nil` if it finds nothing, or bytes follow the value.
+    private static func reading<Result>(
+        _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
+    ) -> Result? {
+        let range = range ?? 0..<data.count
+        return data.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
             scanner.skipByteOrderMark()
             scanner.skipWhitespace()
-            guard let elements = scanner.elements() else { return nil }
+            guard let result = read(&scanner) else { return nil }
             scanner.skipWhitespace()
-            return scanner.position == buffer.count ? elements : nil
+            return scanner.position == range.count ? result : nil
         }
+    }
+
+    /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
+    static func elementRanges(of data: Data) -> [Range<Int>]? {
+        reading(data) { $0.elements() }
     }
 
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
@@ -142,34 +154,38 @@ struct JSONScanner {
     /// The range of the one value that `data` holds, without the whitespace around it, or `nil` if it holds no
     /// single JSON value.
     static func valueRange(of data: Data) -> Range<Int>? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            let start = scanner.position
-            guard scanner.skipValue() else { return nil }
-            let end = scanner.position
-            scanner.skipWhitespace()
-            return scanner.position == buffer.count ? start..<end : nil
-        }
+        reading(data) { $0.value() }
     }
 
-    /// The ranges of the elements of the array at `range` of `data`, or `nil` if the bytes there are not an array.
-    static func elementRanges(ofArrayIn data: Data, at range: Range<Int>) -> [Range<Int>]? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            guard let elements = scanner.elements(), scanner.position == range.count else { return nil }
-            return elements.map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
-        }
+    /// The tree of the one value at `range` of `data`, or in all of it after a byte order mark, whitespace around it
+    /// aside; `nil` if the bytes there are not one JSON value, or a key in them spells no string.
+    static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
+        reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
 
-    /// The members of the object at `range` of `data`: each key's range (inside its quotes) and its value's range,
-    /// in stored order; `nil` if the bytes there are not an object.
-    static func members(ofObjectIn data: Data, at range: Range<Int>) -> [Member]? {
-        data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            return scanner.members()?.map { $0.shifted(by: range.lowerBound) }
+    /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
+    /// hold an escaped lone surrogate, which spells none.
+    static func unescaped(_ characters: some Collection<UInt8>) -> String? {
+        guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
+        // In UTF-16, where each escape is one code unit and validation finds a surrogate that is not in a pair.
+        var units: [UInt16] = []
+        var rest = characters[...]
+        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
+            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
+            rest = rest[rest.index(after: backslash)...]
+            switch rest.popFirst() {
+            case UInt8(ascii: "u"):
+                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
+                units.append(unit)
+                rest = rest.dropFirst(4)
+            case let escaped?:
+                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+                units.append(controls[escaped] ?? UInt16(escaped))
+            case nil: return nil
+            }
         }
+        units += String(decoding: rest, as: UTF8.self).utf16
+        return String(validating: units, as: UTF16.self)
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them.
@@ -189,8 +205,7 @@ struct JSONScanner {
         var value: Range<Int>
 
         func shifted(by offset: Int) -> Member {
-            Member(key: (key.lowerBound + offset)..<(key.upperBound + offset),
-                   value: (value.lowerBound + offset)..<(value.upperBound + offset))
+            Member(key: key.shifted(by: offset), value: value.shifted(by: offset))
         }
     }
 
@@ -444,69 +459,102 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    private mutating func elements() -> [Range<Int>]? {
-        guard current == UInt8(ascii: "[") else { return nil }
+    /// Reads the object or array that `open` opens here, calling `part` to read each member or element: the one
+    /// walk through a container's parts, whether they are wanted as ranges or as a tree.
+    ///
+    /// - Returns: `false` if the bytes here are no such container, or `part` could not read one.
+    @inline(__always)
+    private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
+        guard current == open else { return false }
+        // `]` and `}` follow `[` and `{` but one in ASCII.
+        let close = open + 2
         position += 1
-        var ranges: [Range<Int>] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
+        if current == close {
             position += 1
-            return ranges
+            return true
         }
-        while true {
+        while part(&self) {
             skipWhitespace()
-            let start = position
-            guard skipValue() else { return nil }
-            ranges.append(start..<position)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                return ranges
-            default: return nil
-            }
+            guard let byte = current else { return false }
+            position += 1
+            if byte == close { return true }
+            guard byte == UInt8(ascii: ",") else { return false }
         }
+        return false
     }
 
-    private mutating func members() -> [Member]? {
-        var members: [Member] = []
-        guard self.members({ members.append($0) }) else { return nil }
+    /// Reads `"key" :`, the range of the key's characters.
+    private mutating func key() -> Range<Int>? {
         skipWhitespace()
-        return position == bytes.count ? members : nil
+        let start = position + 1
+        guard current == UInt8(ascii: "\""), skipString() else { return nil }
+        let key = start..<(position - 1)
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { return nil }
+        position += 1
+        return key
+    }
+
+    /// Reads one value, the range it lies in.
+    private mutating func value() -> Range<Int>? {
+        skipWhitespace()
+        let start = position
+        return skipValue() ? start..<position : nil
+    }
+
+    private mutating func elements() -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        let read = container(UInt8(ascii: "[")) { scanner in
+            guard let element = scanner.value() else { return false }
+            ranges.append(element)
+            return true
+        }
+        return read ? ranges : nil
     }
 
     private mutating func members(_ body: (Member) -> Void) -> Bool {
         skipWhitespace()
-        guard current == UInt8(ascii: "{") else { return false }
-        position += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            position += 1
-            skipWhitespace()
+        let read = container(UInt8(ascii: "{")) { scanner in
+            guard let key = scanner.key(), let value = scanner.value() else { return false }
+            body(Member(key: key, value: value))
             return true
         }
-        while true {
-            skipWhitespace()
-            let keyStart = position + 1
-            guard current == UInt8(ascii: "\""), skipString() else { return false }
-            let key = keyStart..<(position - 1)
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return false }
-            position += 1
-            skipWhitespace()
-            let valueStart = position
-            guard skipValue() else { return false }
-            body(Member(key: key, value: valueStart..<position))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                skipWhitespace()
+        skipWhitespace()
+        return read
+    }
+
+    /// Reads one value and everything in it, its ranges shifted by `offset`.
+    private mutating func tree(offset: Int) -> JSONTree? {
+        skipWhitespace()
+        let start = position
+        var members: [JSONTree.Member] = []
+        var elements: [JSONTree] = []
+        let read: Bool
+        switch current {
+        case UInt8(ascii: "{"):
+            read = container(UInt8(ascii: "{")) { scanner in
+                guard let keyRange = scanner.key(), let key = Self.unescaped(scanner.bytes[keyRange]),
+                    let value = scanner.tree(offset: offset)
+                else { return false }
+                members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
                 return true
-            default: return false
             }
+        case UInt8(ascii: "["):
+            read = container(UInt8(ascii: "[")) { scanner in
+                guard let element = scanner.tree(offset: offset) else { return false }
+                elements.append(element)
+                return true
+            }
+        default:
+            read = skipValue()
+        }
+        guard read else { return nil }
+        let range = (start + offset)..<(position + offset)
+        switch bytes[start] {
+        case UInt8(ascii: "{"): return .object(members, range)
+        case UInt8(ascii: "["): return .array(elements, range)
+        default: return .scalar(range)
         }
     }
 

@@ -34,9 +34,7 @@ struct JSONArraySplice {
         }
         let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
 
-        guard Self.isUTF8Array(array), let closing = array.lastIndex(where: { !isJSONWhitespace($0) }),
-            array[closing] == close, let last = array[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
-        else { return nil }
+        guard let last = Self.lastByteInside(array) else { return nil }
 
         let unchanged = array.distance(from: array.startIndex, to: last) + 1
         array.removeSubrange(array.index(after: last)...)
@@ -59,11 +57,8 @@ struct JSONArraySplice {
     /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array or ends with
     ///   a comma (a second one after it would be no JSON, yet look like an append).
     static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
-        let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
-        guard Self.isUTF8Array(previous), let closing = previous.lastIndex(where: { !isJSONWhitespace($0) }),
-            previous[closing] == close,
-            let last = previous[..<closing].lastIndex(where: { !isJSONWhitespace($0) }),
-            previous[last] != open, previous[last] != UInt8(ascii: ",")
+        let open = UInt8(ascii: "[")
+        guard let last = Self.lastByteInside(previous), previous[last] != open, previous[last] != UInt8(ascii: ",")
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
         guard bytes.count > shared else { return nil }
@@ -79,12 +74,17 @@ struct JSONArraySplice {
         return appended
     }
 
-    /// Whether `bytes` open an array in UTF-8, the only encoding the splice writes.
+    /// Where the last byte before the `]` that closes the array in `bytes` lies, other than whitespace: the end of
+    /// the last element, a trailing comma or the opening `[`; `nil` if `bytes` are not an array in UTF-8, the only
+    /// encoding the splice writes.
     ///
-    /// The decoder reads UTF-16 and UTF-32 too. In them the first byte is zero, or else the last is, so this check
-    /// and the one for a closing `]` keep the splice away from them; a UTF-8 byte order mark fails it as well.
-    private static func isUTF8Array(_ bytes: Data) -> Bool {
-        bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
+    /// The decoder reads UTF-16 and UTF-32 too. In them the first byte is zero, or else the last is, so the checks
+    /// for an opening `[` and a closing `]` keep the splice away from them; a UTF-8 byte order mark fails them too.
+    private static func lastByteInside(_ bytes: Data) -> Data.Index? {
+        guard bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
+            let closing = bytes.lastIndex(where: { !isJSONWhitespace($0) }), bytes[closing] == UInt8(ascii: "]")
+        else { return nil }
+        return bytes[..<closing].lastIndex(where: { !isJSONWhitespace($0) })
     }
 }
 

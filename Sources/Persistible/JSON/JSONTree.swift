@@ -1,0 +1,156 @@
+import Foundation
+
+/// A JSON value as the ranges of its parts in its bytes: objects with their keys, read and where they stand, arrays,
+/// and scalars left as bytes.
+///
+/// One parse serves everything that works on the parts of a record rather than on the record whole: finding what a
+/// stored record holds beyond the encoding of the value read from it, and putting that into a new encoding. The
+/// bytes are kept beside the tree, not in it, so that a tree of a slice of a large file copies nothing; ranges count
+/// from the first byte of those bytes.
+indirect enum JSONTree {
+    case object([Member], Range<Int>)
+    case array([JSONTree], Range<Int>)
+    case scalar(Range<Int>)
+
+    struct Member {
+        var key: String
+        /// The key's characters, inside the quotes, escapes as stored.
+        var keyRange: Range<Int>
+        var value: JSONTree
+    }
+
+    /// The tree of the value at `range` of `data`, or of the one value `data` holds; `nil` if it is not JSON.
+    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
+        JSONScanner.tree(of: data, at: range)
+    }
+
+    var range: Range<Int> {
+        switch self {
+        case .object(_, let range), .array(_, let range), .scalar(let range): return range
+        }
+    }
+
+    var elements: [JSONTree]? {
+        guard case .array(let elements, _) = self else { return nil }
+        return elements
+    }
+
+    func member(_ key: String) -> JSONTree? {
+        guard case .object(let members, _) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// The value under the keys of `path`, one object inside another.
+    func node(at path: [String]) -> JSONTree? {
+        path.reduce(self) { $0?.member($1) }
+    }
+
+    /// This object, in `bytes`, without its members under `keys`: the others as stored, so that a decode of it
+    /// tells what those keys mean to a type and nothing else.
+    func object(in bytes: Data, without keys: Set<String>) -> Data {
+        var object = Data("{".utf8)
+        guard case .object(let members, _) = self else { return object + Data("}".utf8) }
+        for member in members where !keys.contains(member.key) {
+            if object.count > 1 { object.append(UInt8(ascii: ",")) }
+            // From the key's opening quote to the value's end.
+            object.append(bytes[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound])
+        }
+        return object + Data("}".utf8)
+    }
+
+    /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
+    /// (`1.0` and `1`, `"\u00e9"` and `"é"`), the same elements in the same order, the same keys in any order.
+    func means(_ other: JSONTree, in bytes: Data, _ otherBytes: Data) -> Bool {
+        bytes[offsets: range].elementsEqual(otherBytes[offsets: other.range])
+            || canonical(in: bytes) == other.canonical(in: otherBytes)
+    }
+
+    /// Whether `elements`, in `bytes`, are the values of `others`, in `otherBytes`, in some order: a set's elements
+    /// are encoded in an order that changes from process to process.
+    static func sameInAnyOrder(
+        _ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data
+    ) -> Bool {
+        func counts(_ trees: [JSONTree], _ bytes: Data) -> [String: Int] {
+            trees.reduce(into: [:]) { $0[$1.canonical(in: bytes), default: 0] += 1 }
+        }
+        return elements.count == others.count && counts(elements, bytes) == counts(others, otherBytes)
+    }
+
+    /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
+    /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
+    private func canonical(in bytes: Data) -> String {
+        switch self {
+        case .scalar(let range):
+            let text = String(decoding: bytes[offsets: range], as: UTF8.self)
+            switch text.utf8.first {
+            case UInt8(ascii: "\""):
+                // A lone surrogate's escape, as stored, is no string's canonical form.
+                let string = JSONScanner.unescaped(text.utf8.dropFirst().dropLast())
+                return string.map { StrictJSON.quoted($0.precomposedStringWithCanonicalMapping) } ?? text
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                return text
+            default:
+                return Decimal(string: text)?.description ?? Double(text).map { "\($0)" } ?? text
+            }
+        case .array(let elements, _):
+            return "[" + elements.map { $0.canonical(in: bytes) }.joined(separator: ",") + "]"
+        case .object(let members, _):
+            let sorted = members.map { ($0.key.precomposedStringWithCanonicalMapping, $0.value) }.sorted { $0.0 < $1.0 }
+            return "{" + sorted.map { StrictJSON.quoted($0) + ":" + $1.canonical(in: bytes) }.joined(separator: ",")
+                + "}"
+        }
+    }
+}
+
+extension Data {
+    /// The bytes at `range`, counted from the first byte, as the scanner counts them, whatever the indices of `self`.
+    subscript(offsets range: Range<Int>) -> Data {
+        self[(startIndex + range.lowerBound)..<(startIndex + range.upperBound)]
+    }
+}
+
+/// JSON in a form that the scanner does not read and a decoder does (UTF-16 or UTF-32, a trailing comma, JSON5 when
+/// allowed), written out again as strict UTF-8 JSON, which it reads.
+///
+/// Only a decoder's own reading of those forms agrees with the file's decoder on what they hold. Such files are rare,
+/// and never spliced, so the cost of a decode falls on them alone. Comments, layout and the order of keys are not
+/// kept: what is written out serves comparison, never storage.
+struct StrictJSON: Decodable {
+    var text: String
+
+    /// `data` as strict JSON, or `nil` if a decoder that allows JSON5 only when told reads no JSON there.
+    static func bytes(of data: Data, allowingJSON5: Bool) -> Data? {
+        let reader = JSONDecoder()
+        reader.allowsJSON5 = allowingJSON5
+        return (try? reader.decode(StrictJSON.self, from: data)).map { Data($0.text.utf8) }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            text = "null"
+        } else if let bool = try? container.decode(Bool.self) {
+            text = bool ? "true" : "false"
+        } else if let number = try? container.decode(Decimal.self) {
+            text = number.description
+        } else if let number = try? container.decode(Double.self), number.isFinite {
+            text = "\(number)"
+        } else if let string = try? container.decode(String.self) {
+            text = Self.quoted(string)
+        } else if let array = try? container.decode([StrictJSON].self) {
+            text = "[" + array.map(\.text).joined(separator: ",") + "]"
+        } else {
+            let object = try container.decode([String: StrictJSON].self)
+            text = "{" + object.map { Self.quoted($0.key) + ":" + $0.value.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// `string` in quotes, escaped as the package's encoder escapes it.
+    static func quoted(_ string: String) -> String {
+        // Most strings need no escape, and an encoder costs far more than they do.
+        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+            || $0 == UInt8(ascii: "/") })
+        else { return "\"\(string)\"" }
+        return (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(string)\""
+    }
+}
