@@ -91,15 +91,15 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
             if var current = state.take() {
                 // An append leaves records no version reads where they are; a rewrite says where it kept them.
                 unreadable = current.unreadable
-                if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
+                if current.stale.isEmpty, let appended = writer.plan.appendedRecords, !appended.isEmpty {
                     (bytes, unchangedPrefix) = try archive.bytes(
                         appending: try archive.encode(array: Array(appended)), to: &current,
-                        storedCount: writer.originalRecordCount, allValues: writer.records
+                        storedCount: writer.plan.storedCount, allValues: writer.records
                     )
                 } else if let rewrite = try archive.rewriteKeepingUntouched(
-                    current, storedCount: writer.originalRecordCount, records: writer.records,
+                    current, storedCount: writer.plan.storedCount, records: writer.records,
                     sources: writer.recordSources,
-                    originals: writer.replacedOriginals
+                    originals: writer.plan.replacedOriginals
                 ) {
                     // Records the block did not change keep their bytes, and changed ones the keys they hold
                     // that this version does not know.
