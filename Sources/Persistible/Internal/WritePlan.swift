@@ -95,7 +95,11 @@ struct WritePlan<Record: Hashable> {
     /// - Returns: Whether the records changed.
     @discardableResult
     mutating func insert(_ object: Record) -> Bool {
-        let key = identity.of(object)
+        insert(object, key: identity.of(object))
+    }
+
+    /// Inserts `object`, whose identity is `key`, as ``insert(_:)`` does.
+    private mutating func insert(_ object: Record, key: AnyHashable) -> Bool {
         guard let position = position(of: key) else {
             index?.note(key, at: records.count)
             members?.insert(object)
@@ -130,7 +134,10 @@ struct WritePlan<Record: Hashable> {
     mutating func add(contentsOf objects: [Record]) -> Int {
         if identity.usesIdentifier {
             var changed = Set<AnyHashable>()
-            for object in objects where insert(object) { changed.insert(identity.of(object)) }
+            for object in objects {
+                let key = identity.of(object)
+                if insert(object, key: key) { changed.insert(key) }
+            }
             return changed.count
         }
         if records.isEmpty {
