@@ -60,11 +60,6 @@ struct WritePlan<Record: Hashable> {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
 
-    /// The records added after the ones read, when nothing else changed.
-    var appendedRecords: ArraySlice<Record>? {
-        onlyAppended ? records[storedCount...] : nil
-    }
-
     /// The records, leaving the plan without any, so that the caller holds the only reference to them.
     mutating func takeRecords() -> [Record] {
         var taken: [Record] = []

@@ -81,8 +81,8 @@ extension Archive {
             remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
             return
         }
-        if state.stale.isEmpty, !state.isSingleValue, let appended = plan.appendedRecords, !appended.isEmpty,
-            try append(Array(appended), of: &plan, to: &state, file: file, remembering: remembering)
+        if state.stale.isEmpty, !state.isSingleValue, plan.onlyAppended, plan.records.count > plan.storedCount,
+            try append(to: &state, from: &plan, file: file, remembering: remembering)
         {
             return
         }
@@ -127,13 +127,17 @@ extension Archive {
         )
     }
 
-    /// Splices the encoding of `appended`, the records `plan` adds after those of `state`, into the file's bytes
-    /// and writes them; `false`, having written nothing, when the bytes cannot be spliced.
+    /// Splices the encoding of the records `plan` appends after those of `state` into the file's bytes and writes
+    /// them; `false`, having written nothing, when the bytes cannot be spliced.
+    ///
+    /// Nothing here holds a second reference to the plan's records, not even a slice of them, so that they move
+    /// into the state and grow there without a copy.
     private func append(
-        _ appended: [Value], of plan: inout WritePlan<Value>, to state: inout ArchiveState<Value>, file: AtomicFile,
+        to state: inout ArchiveState<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
     ) throws -> Bool {
         guard splices else { return false }
+        let appended = Array(plan.records[plan.storedCount...])
         if !state.unreadable.isEmpty {
             try refuseIdentitiesOfUnreadable(in: state, written: appended)
         }
@@ -148,16 +152,14 @@ extension Archive {
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
         state.identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
         state.bytes = bytes
-        var records = plan.takeRecords()
+        state.values = plan.takeRecords()
         state.index = plan.index
         state.members = plan.members
         switch remembering {
         case .decoded:
-            records.removeLast(appended.count)
-            state.values = records
+            state.values.removeLast(appended.count)
             state.append(appended, decodedFrom: encoded, by: self)
         case .asGiven:
-            state.values = records
             state.valuesAreDecoded = false
         }
         keep(state)
