@@ -20,13 +20,8 @@ public struct StoreWriter<Object: Hashable> {
     /// Whether `synchronize(with:)` made the records exactly some given objects, which removes the unconvertible.
     private(set) var resynchronized = false
 
-    init(
-        records: [Object],
-        identity: RecordIdentity<Object>,
-        location: URL,
-        index: IdentityIndex? = nil
-    ) {
-        plan = WritePlan(records: records, identity: identity, index: index)
+    init(records: [Object], identity: RecordIdentity<Object>, location: URL) {
+        plan = WritePlan(records: records, identity: identity)
         self.location = location
     }
 
@@ -38,7 +33,6 @@ public struct StoreWriter<Object: Hashable> {
     }
 
     var records: [Object] { plan.records }
-    var index: IdentityIndex? { plan.index }
     var hasChanges: Bool { plan.hasChanges }
     /// Where each record now in the writer came from, in order.
     var recordSources: [RecordSource] { plan.recordSources }
