@@ -97,7 +97,7 @@ extension Persistible where Self: Codable & Hashable {
             var values = stored
             let result = try body(&values)
             guard values != stored else { return (nil, result) }
-            return (.array(Archive.applyingInOrder(values, identity: RecordIdentity<Self>())), result)
+            return (.array(WritePlan.inOrder(values, identity: RecordIdentity<Self>())), result)
         }
     }
 }
@@ -146,7 +146,7 @@ extension Array where Element: Persistible & Codable & Hashable {
     ///
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/overwriteFile()``.
     public func overwriteFile() throws {
-        let values = Archive<Element>.applyingInOrder(self, identity: RecordIdentity<Element>())
+        let values = WritePlan.inOrder(self, identity: RecordIdentity<Element>())
         _ = try Element.archive().overwrite(with: .array(values))
     }
 }

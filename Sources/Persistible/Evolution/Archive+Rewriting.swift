@@ -312,60 +312,6 @@ extension Archive {
         }
     }
 
-    /// The bytes for `values` replacing the records of `state`, found by identity: a record equal to the stored one
-    /// with its identity keeps its stored bytes, one that differs keeps its unknown keys, others are new.
-    ///
-    /// For writes that know only the values before and after, not what changed in between; every record's
-    /// identity is hashed once, which costs far less than encoding them all.
-    ///
-    /// - Parameter original: The value the stored record at a position held when read.
-    func rewriteKeepingUntouched(
-        _ values: [Value], replacing state: ArchiveState<Value>, storedCount: Int, original: (Int) -> Value
-    ) throws(PersistenceError) -> Rewrite? {
-        // Records no version reads are kept even when none of the others is.
-        guard (storedCount > 0 && !values.isEmpty) || !state.unreadable.isEmpty else { return nil }
-        let identity = RecordIdentity<Value>()
-        // The stored positions of each identity, as a queue: `next` links each position to the next one with the
-        // same identity, so that a file holding one identity several times matches its records in order, and a
-        // later one the write did not touch keeps its bytes rather than being encoded anew.
-        var stored: [AnyHashable: Int] = [:]
-        stored.reserveCapacity(storedCount)
-        var next = [Int](repeating: -1, count: storedCount)
-        for position in (0..<storedCount).reversed() {
-            if let later = stored.updateValue(position, forKey: identity.of(original(position))) {
-                next[position] = later
-            }
-        }
-        var originals: [Int: Value] = [:]
-        let sources = values.map { value -> RecordSource in
-            let key = identity.of(value)
-            guard let first = stored[key] else { return .new }
-            // Of several stored records with this identity, the one that holds this very value keeps its bytes;
-            // failing that, the first in line is the one changed.
-            var previous = -1
-            var position = first
-            while original(position) != value, next[position] >= 0 {
-                previous = position
-                position = next[position]
-            }
-            if original(position) != value {
-                (previous, position) = (-1, first)
-            }
-            if previous < 0 {
-                stored[key] = next[position] < 0 ? nil : next[position]
-            } else {
-                next[previous] = next[position]
-            }
-            let read = original(position)
-            guard read != value else { return .unchanged(position) }
-            originals[position] = read
-            return .changed(position)
-        }
-        return try rewriteKeepingUntouched(
-            state, storedCount: storedCount, records: values, sources: sources, originals: originals
-        )
-    }
-
     /// `encoding`, the new encoding of a file's single value, with the keys that `stored`, the file's bytes, holds
     /// beyond the encoding of `read`, the value read from them, and the stored values `read` holds otherwise put
     /// back wherever `encoding` leaves them as read.

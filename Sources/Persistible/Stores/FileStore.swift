@@ -17,7 +17,6 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     let archive: Archive<Object>
     /// The error every operation throws, when the store was made for a type whose file name is invalid.
     let invalid: PersistenceError?
-    private let identity = RecordIdentity<Object>()
 
     /// A store in the file at `url`.
     ///
@@ -63,89 +62,14 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         if let invalid { throw invalid }
         let archive = archive
-        return try archive.withWriteAccess { file in
-            var state = try archive.takeState(of: file)
-            var writer = StoreWriter(
-                records: state.map { $0.values } ?? [],
-                identity: identity,
-                location: archive.url,
-                index: state?.index.take()
-            )
-            // The writer now holds the only reference to the values, so changes to it copy nothing.
-            state?.values = []
-            let result = try body(&writer)
-            guard writer.hasChanges else {
-                if var state {
-                    state.values = writer.records
-                    state.index = writer.index
-                    archive.keep(state)
-                }
-                return result
-            }
-            var bytes: Data
-            var ranges: [Range<Int>]?
-            var unchangedPrefix: AtomicFile.UnchangedPrefix?
-            var carried: [(record: Int, range: Range<Int>)] = []
-            var unreadable = IndexSet()
-            // Taken out of the optional, so that the state holds the only reference to the file's bytes.
-            if var current = state.take() {
-                // An append leaves records no version reads where they are; a rewrite says where it kept them.
-                unreadable = current.unreadable
-                if current.stale.isEmpty, let appended = writer.appendedRecords, !appended.isEmpty {
-                    (bytes, unchangedPrefix) = try archive.bytes(
-                        appending: try archive.encode(array: Array(appended)), to: &current,
-                        storedCount: writer.originalRecordCount, allValues: writer.records
-                    )
-                } else if let rewrite = try archive.rewriteKeepingUntouched(
-                    current, storedCount: writer.originalRecordCount, records: writer.records,
-                    sources: writer.recordSources,
-                    originals: writer.replacedOriginals
-                ) {
-                    // Records the block did not change keep their bytes, and changed ones the keys they hold
-                    // that this version does not know.
-                    bytes = rewrite.bytes
-                    ranges = rewrite.ranges
-                    carried = rewrite.carried
-                    unreadable = rewrite.unreadable
-                    unchangedPrefix = archive.unchangedPrefix(of: rewrite, replacing: current)
-                } else {
-                    bytes = try archive.encode(array: writer.records)
-                }
-            } else {
-                bytes = try archive.encode(array: writer.records)
-            }
-            let identity = try archive.writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
-            // The records as the writer holds them, not decoded from the file: a store keeps its own values. Those
-            // that kept parts of their stored bytes are what the file holds only once decoded from it.
-            var values = writer.records
-            var index = writer.index
-            if !carried.isEmpty {
-                guard let decoded = archive.decodeRecords(at: carried.map(\.range), in: bytes) else { return result }
-                for (position, value) in zip(carried.map(\.record), decoded) where values[position] != value {
-                    values[position] = value
-                    // Made from the records as written; made again from these when needed.
-                    index = nil
-                }
-            }
-            archive.keep(ArchiveState(
-                identity: identity, bytes: bytes, values: values, isSingleValue: false,
-                valuesAreDecoded: false, index: index, recordRanges: ranges, unreadable: unreadable
-            ))
-            return result
+        // A store keeps its records as its writer holds them, not decoded from the file.
+        return try archive.planWrite(remembering: .asGiven) { plan in
+            // A store writes an array, whatever the file held.
+            plan.writesSingleValue = false
+            var writer = StoreWriter(taking: &plan, location: archive.url)
+            defer { plan = writer.plan }
+            return try body(&writer)
         }
-    }
-}
-
-extension Archive {
-    /// The records at `ranges` of `bytes`, decoded as the current type; `nil` if one does not decode.
-    fileprivate func decodeRecords(at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
-        var values: [Value] = []
-        for range in ranges {
-            let range = range.shifted(by: bytes.startIndex)
-            guard let value = try? decoder.decode(Value.self, from: bytes[range]) else { return nil }
-            values.append(value)
-        }
-        return values
     }
 }
 

@@ -80,6 +80,23 @@ import Testing
         }
     }
 
+    @Test func aStoreReplacingAllKeepsTheLastCopyOfARepeatedIdentityByteForByteWhereTheFirstStood() throws {
+        try inTemporaryDirectory { _ in
+            try installRepeated()
+            let store = FileStore<AddedField.V1>()
+            let read = try store.all()
+            // One identity rule for every write: as an overwrite does, the store keeps the later value where the
+            // first stood, with that copy's stored bytes rather than the first copy's keys around a new encoding.
+            try store.replaceAll(with: read)
+            let second = try #require(Self.repeated.range(of: "  {\n    \"id\" : \"1\",\n    \"k2\""))
+            let secondRecord = String(Self.repeated[second.lowerBound...].prefix(through: try #require(
+                Self.repeated[second.lowerBound...].firstIndex(of: "}"))))
+            let text = String(decoding: try bytes(of: AddedField.V1.self), as: UTF8.self)
+            #expect(text.hasPrefix("[\n" + secondRecord + ",\n  {\n    \"id\" : \"b\""), "\(text)")
+            #expect(try store.all().map(\.title) == ["Second", "Other"])
+        }
+    }
+
     @Test func aStoreDeletingAnotherRecordKeepsBothCopiesOfARepeatedIdentityByteForByte() throws {
         try inTemporaryDirectory { _ in
             try installRepeated()

@@ -39,45 +39,6 @@ extension Archive {
         return bytes
     }
 
-    /// The file's bytes once the values encoded in `additions` follow the values of `state`: spliced into
-    /// `state.bytes` when the file holds an array, so existing values are not encoded again; else, when some
-    /// records are stale, rewritten with every other record's bytes kept; else `allValues` encoded whole.
-    ///
-    /// It takes `state.bytes`, so that the splice changes the only copy in place instead of copying the file.
-    ///
-    /// - Parameter storedCount: How many records the file holds: the first of `allValues`, as read. A store hands
-    ///   its values to its writer, so `state.values` may be empty.
-    /// - Returns: The bytes, and the part of them the file holds already, for the write to keep rather than write
-    ///   again; `nil` when they were encoded whole.
-    func bytes(
-        appending additions: Data,
-        to state: inout ArchiveState<Value>,
-        storedCount: Int,
-        allValues: @autoclosure () -> [Value]
-    ) throws(PersistenceError) -> (bytes: Data, unchangedPrefix: AtomicFile.UnchangedPrefix?) {
-        if !state.unreadable.isEmpty {
-            try refuseIdentitiesOfUnreadable(in: state, written: allValues().dropFirst(storedCount))
-        }
-        // Records that needed a default or a migration are written anew, in the current format.
-        if !state.isSingleValue, state.stale.isEmpty, splices {
-            var bytes = Data()
-            swap(&bytes, &state.bytes)
-            if let kept = JSONArraySplice(encoder: encoder).append(additions, to: &bytes) {
-                return (bytes, AtomicFile.UnchangedPrefix(length: kept, identity: state.identity))
-            }
-            swap(&bytes, &state.bytes)
-        }
-        let values = allValues()
-        let existing = storedCount
-        let sources = (0..<values.count).map { $0 < existing ? RecordSource.unchanged($0) : .new }
-        if let rewrite = try rewriteKeepingUntouched(
-            state, storedCount: existing, records: values, sources: sources, originals: [:]
-        ) {
-            return (rewrite.bytes, unchangedPrefix(of: rewrite, replacing: state))
-        }
-        return (try encode(array: values), nil)
-    }
-
     /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
     /// line between the brackets.
     ///

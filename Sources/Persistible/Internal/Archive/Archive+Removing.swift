@@ -9,11 +9,10 @@ extension Archive {
     /// directory is not created.
     func remove(where shouldRemove: (Value) throws -> Bool) throws -> Int {
         do {
-            return try rewrite(creatingDirectory: false) { contents in
-                guard let values = contents?.values else { return (nil, 0) }
-                let kept = try values.filter { try !shouldRemove($0) }
-                let removed = values.count - kept.count
-                return (removed == 0 ? nil : .array(kept), removed)
+            // Each record removed on its own, so the plan knows where every kept one came from.
+            return try planWrite(creatingDirectory: false) { plan in
+                plan.writesSingleValue = false
+                return try plan.removeAll(where: shouldRemove)
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
             // No directory, so no file.
