@@ -48,7 +48,7 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``; or what `defaultValue` throws.
     public static func loadFromFile(default defaultValue: @autoclosure () throws -> Self) throws -> Self {
         let archive = try archive()
-        let state: ArchiveState<Self>?
+        let state: Snapshot<Self>?
         do {
             state = try archive.read()
         } catch let error where error.versionMismatch != nil {

@@ -21,7 +21,7 @@ enum RecordDecoding<Value> {
 
 /// What a file's bytes decode to, and which records are not stored in the current format: those that needed a
 /// default or a migration, which the next write stores anew; which of them were migrated; and which records no
-/// version reads, skipped (see `ArchiveState.unreadable`).
+/// version reads, skipped (see `Snapshot.unreadable`).
 struct DecodedArchive<Value> {
     var contents: PersistenceData<Value>
     var stale = IndexSet()

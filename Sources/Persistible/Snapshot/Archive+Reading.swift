@@ -4,7 +4,7 @@ import Foundation
 
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
-    func read() throws(PersistenceError) -> ArchiveState<Value>? {
+    func read() throws(PersistenceError) -> Snapshot<Value>? {
         let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
         if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
             return cached
@@ -16,7 +16,7 @@ extension Archive {
 
     /// The state of `file` for a writer holding its lock: the cached one if the file has not changed since, taken
     /// out of the cache so that it can be changed in place, else read from the file.
-    func takeState(of file: AtomicFile) throws(PersistenceError) -> ArchiveState<Value>? {
+    func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
         let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
         if let cached, cached.identity == file.identityUnderLock {
             return cached
@@ -29,8 +29,8 @@ extension Archive {
     /// When the file is `previous` with values appended, as a save by another process leaves it, only the appended
     /// values are decoded: the bytes they follow are those `previous` was decoded from, byte for byte.
     private func readFile(
-        atPath path: String, after previous: consuming ArchiveState<Value>?
-    ) throws(PersistenceError) -> ArchiveState<Value>? {
+        atPath path: String, after previous: consuming Snapshot<Value>?
+    ) throws(PersistenceError) -> Snapshot<Value>? {
         guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // The values before the appended ones are reused, so they must be what decoding gives.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
@@ -60,12 +60,12 @@ extension Archive {
         let decoded = try decode(bytes)
         switch decoded.contents {
         case .single(let value):
-            return ArchiveState(
+            return Snapshot(
                 identity: identity, bytes: bytes, values: [value], isSingleValue: true, valuesAreDecoded: true,
                 stale: decoded.stale, migrated: decoded.migrated
             )
         case .array(let values):
-            return ArchiveState(
+            return Snapshot(
                 identity: identity, bytes: bytes, values: values, isSingleValue: false, valuesAreDecoded: true,
                 stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
             )
@@ -84,7 +84,7 @@ extension Archive {
     }
 
     /// Remembers the state a writer leaves the file in.
-    func keep(_ state: ArchiveState<Value>) {
+    func keep(_ state: Snapshot<Value>) {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
 }

@@ -33,23 +33,23 @@ enum ArchiveCache {
 
     /// The cached state for `key`, as `decoder` made it; the caller checks whether the file is still the one it
     /// was made from, or how it has changed since.
-    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> ArchiveState<Value>? {
+    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
         entries.withLock { entries in
             guard let entry = entries[key], entry.decoder === decoder else { return nil }
-            return entry.state as? ArchiveState<Value>
+            return entry.state as? Snapshot<Value>
         }
     }
 
     /// Removes and returns the cached state for `key`, so that the caller holds the only reference to its storage
     /// and can change it in place.
-    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> ArchiveState<Value>? {
+    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
         entries.withLock { entries in
             guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder else { return nil }
-            return entry.state as? ArchiveState<Value>
+            return entry.state as? Snapshot<Value>
         }
     }
 
-    static func store<Value>(_ state: ArchiveState<Value>, for key: Key, decoder: JSONDecoder) {
+    static func store<Value>(_ state: Snapshot<Value>, for key: Key, decoder: JSONDecoder) {
         entries.withLock { $0[key] = Entry(state: state, decoder: decoder) }
     }
 
@@ -69,7 +69,7 @@ enum ArchiveCache {
 extension ArchiveCache {
     /// One archive's state, its type erased so that archives of every type share one table.
     ///
-    /// `ArchiveState` is a value: storing it copies it, reading it out copies it again, and its arrays and data are
+    /// `Snapshot` is a value: storing it copies it, reading it out copies it again, and its arrays and data are
     /// copy-on-write. Only values of non-class types are stored (see `key(path:type:)`), so no reference is
     /// shared between the threads that take copies.
     struct Entry: @unchecked Sendable {

@@ -67,7 +67,7 @@ extension Archive {
         }
     }
 
-    func watchedState() -> (Result<ArchiveState<Value>?, PersistenceError>, WatchedVersion) {
+    func watchedState() -> (Result<Snapshot<Value>?, PersistenceError>, WatchedVersion) {
         // Taken before reading: if the file changes in between, the version is the older one, and the next read,
         // which the change wakes, yields the newer contents rather than taking them for the same.
         let before = FileIdentity.ofFile(atPath: url.path)

@@ -53,7 +53,7 @@ extension Archive {
     }
 
     /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
-    private func keep(restoring plan: inout WritePlan<Value>, in state: inout ArchiveState<Value>) {
+    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
         state.values = plan.takeRecords()
         state.index = plan.index
         state.members = plan.members
@@ -70,7 +70,7 @@ extension Archive {
     /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``). A plan that leaves one record and
     /// asks for a single value writes one, which keeps the keys of the single value it changes.
     func commit(
-        _ plan: inout WritePlan<Value>, over stored: inout ArchiveState<Value>?, to file: AtomicFile,
+        _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
     ) throws {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
@@ -133,7 +133,7 @@ extension Archive {
     /// Nothing here holds a second reference to the plan's records, not even a slice of them, so that they move
     /// into the state and grow there without a copy.
     private func append(
-        to state: inout ArchiveState<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
+        to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
     ) throws -> Bool {
         guard splices else { return false }
@@ -184,7 +184,7 @@ extension Archive {
                 members = nil
             }
         }
-        var state = ArchiveState<Value>(
+        var state = Snapshot<Value>(
             identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
             members: members, index: index
         )

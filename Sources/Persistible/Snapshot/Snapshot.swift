@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A save needs all of it: the values to answer loads, a set of them for the duplicate check, and the bytes to
 /// append to without encoding the existing values again.
-struct ArchiveState<Value: Hashable> {
+struct Snapshot<Value: Hashable> {
     var identity: FileIdentity
     var bytes: Data {
         didSet { recordRanges = nil }
@@ -40,7 +40,7 @@ struct ArchiveState<Value: Hashable> {
     }
 }
 
-extension ArchiveState where Value: Codable {
+extension Snapshot where Value: Codable {
     /// Adds values that were just written as `encoded`, after the others.
     ///
     /// A few values are decoded from `encoded`, so that the state holds what a later decode of the file gives,

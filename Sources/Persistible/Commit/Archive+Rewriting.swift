@@ -49,7 +49,7 @@ extension Archive {
     ///   read from it lacks; and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
-        _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {
         guard state.unreadable.isEmpty else {
@@ -227,7 +227,7 @@ extension Archive {
     ///   when their bytes cannot be found, which a file whose records were decoded one by one rules out; and what
     ///   ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)`` throws.
     private func rewriteKeepingUnreadable(
-        _ state: ArchiveState<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite {
         let unreadable = state.unreadable
@@ -291,7 +291,7 @@ extension Archive {
     /// `id` can be read on its own: this version cannot tell what the record holds, and storing a second value with
     /// its identity would leave the version that reads both to keep only one of them.
     func refuseIdentitiesOfUnreadable(
-        in state: ArchiveState<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
+        in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
     ) throws(PersistenceError) {
         let identity = RecordIdentity<Value>()
         guard !state.unreadable.isEmpty, identity.usesIdentifier,
@@ -363,7 +363,7 @@ extension Archive {
     }
 
     /// What a rewrite of the file `state` was read from leaves as it was, for a write that copies only the rest.
-    func unchangedPrefix(of rewrite: Rewrite, replacing state: ArchiveState<Value>) -> AtomicFile.UnchangedPrefix? {
+    func unchangedPrefix(of rewrite: Rewrite, replacing state: Snapshot<Value>) -> AtomicFile.UnchangedPrefix? {
         guard rewrite.firstChange > 0 else { return nil }
         return AtomicFile.UnchangedPrefix(length: rewrite.firstChange, identity: state.identity)
     }
