@@ -45,9 +45,10 @@ struct Archive<Value: Codable & Hashable> {
     /// The name of the type the file is named after in errors.
     var typeName: String { String(describing: namedType) }
 
-    /// Whether appends splice bytes and reads decode only what another writer appended. Both assume strict JSON:
-    /// with JSON5, a comment can sit where they look for the end of the last value.
-    var splices: Bool {
+    /// Whether the file is read as strict JSON, so that the scanner may find its records: what appends that splice
+    /// bytes, reads that decode only what another writer appended and rewrites that keep records' bytes rely on.
+    /// With JSON5, a comment can sit where they look for the end of a value.
+    var scansStrictJSON: Bool {
         !decoder.allowsJSON5
     }
 }

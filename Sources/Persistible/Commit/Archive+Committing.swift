@@ -136,7 +136,7 @@ extension Archive {
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
     ) throws -> Bool {
-        guard splices else { return false }
+        guard scansStrictJSON else { return false }
         let appended = Array(plan.records[plan.storedCount...])
         if !state.unreadable.isEmpty {
             try refuseIdentitiesOfUnreadable(in: state, written: appended)

@@ -67,7 +67,7 @@ extension Archive {
             : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
         // Sources, not records: records no version reads, kept, have no value (see `rewriteKeepingUnreadable`).
         guard !sources.isEmpty else { return nil }
-        guard splices, let ranges = found, ranges.count == storedCount else {
+        guard scansStrictJSON, let ranges = found, ranges.count == storedCount else {
             // The caller encodes every record, which is safe only if that loses nothing.
             try requireNothingLostEncodingWhole(
                 state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
@@ -233,7 +233,7 @@ extension Archive {
         let unreadable = state.unreadable
         var whole = state
         whole.unreadable = IndexSet()
-        guard splices, !state.isSingleValue,
+        guard scansStrictJSON, !state.isSingleValue,
             let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
             ranges.count == storedCount + unreadable.count
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
@@ -324,7 +324,7 @@ extension Archive {
     func keepingUnknownKeys(
         in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
     ) throws(PersistenceError) -> Data {
-        guard splices, let storedRange = JSONScanner.valueRange(of: stored) else {
+        guard scansStrictJSON, let storedRange = JSONScanner.valueRange(of: stored) else {
             try requireNothingLostEncodingWhole(
                 stored, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)], originals: [:]
             )

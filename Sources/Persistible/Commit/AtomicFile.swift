@@ -217,7 +217,7 @@ struct AtomicFile {
         }
     }
 
-    /// Removes the temporaries that writers of version 0.1.0 left when they died, once per file and process.
+    /// Removes the temporaries that writers of version 0.1.0 left when they died.
     ///
     /// Version 0.1.0 named each temporary `.<name>.persistible-<pid>-<random>.tmp` and made it while holding the
     /// file's lock, as every version does: so the holder of the lock knows that any such temporary is abandoned.
@@ -225,7 +225,6 @@ struct AtomicFile {
     /// temporaries of a file whose name extends this one's (`rec.json.persistible-1.json` beside `rec.json`) are
     /// left alone. Failures are ignored: a leftover temporary costs disk space, not data.
     func removeTemporariesOfRelease010() {
-        guard Self.cleanedOf010.withLock({ $0.insert(path).inserted }) else { return }
         let prefix = ".\(name).persistible-"
         for entry in FileSystem.names(inDirectory: directory) where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
             let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
@@ -239,9 +238,6 @@ struct AtomicFile {
             FileSystem.removeQuietly(directory + "/" + entry)
         }
     }
-
-    /// The files whose 0.1.0 temporaries this process has removed.
-    private static let cleanedOf010 = Locked<Set<String>>([])
 
     // MARK: - Steps
 

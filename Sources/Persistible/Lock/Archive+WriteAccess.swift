@@ -24,8 +24,9 @@ extension Archive {
             while true {
                 attempt += 1
                 do {
-                    return try lock.withLock(timeout: lockTimeout) { directoryOwnership in
-                        file.removeTemporariesOfRelease010()
+                    return try lock.withLock(
+                        timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
+                    ) { directoryOwnership in
                         // One status serves the check and the cache: a regular file's is its identity.
                         let status = try file.status()
                         try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)

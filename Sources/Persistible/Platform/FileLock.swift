@@ -4,8 +4,11 @@ import Foundation
 ///
 /// It locks a sibling file, `<name>.lock`, and never the data file: a save renames a new file over the data file,
 /// so a lock held on the old data file would exclude nobody. The lock file is never deleted, since deleting it
-/// while another writer waits on it would let a third writer lock a new file beside them, and nothing is ever
-/// written into it.
+/// while another writer waits on it would let a third writer lock a new file beside them.
+///
+/// The lock file's length says one thing: 0 when it may have been used by version 0.1.0, whose writers could die and
+/// leave temporaries of their own, and 1 once a holder has removed them, or when this version made it. It is set
+/// once in a file's life, so that no later save reads the directory.
 ///
 /// It uses `flock`, which belongs to the open file description: each acquisition opens the lock file anew, so two
 /// threads of one process exclude each other just as two processes do, and closing any other descriptor does not
@@ -33,14 +36,25 @@ struct FileLock {
     ///
     /// This blocks the calling thread: call it from a thread that may block, never from the cooperative pool.
     ///
-    /// - Parameter body: Given the ownership of the directory, as the lock read it, if it could.
+    /// - Parameters:
+    ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left; run under the lock, once in the lock
+    ///     file's life.
+    ///   - body: Given the ownership of the directory, as the lock read it, if it could.
     /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
-    func withLock<Result>(timeout: Duration?, _ body: (FileOwnership?) throws -> Result) throws -> Result {
+    func withLock<Result>(
+        timeout: Duration?, removeLeftoversOf010: () -> Void, _ body: (FileOwnership?) throws -> Result
+    ) throws -> Result {
         let system = SystemCalls.current
         let descriptor = try open(system)
         defer { _ = system.close(descriptor) }
         try acquire(descriptor, timeout: timeout, system)
-        return try body(try inspect(descriptor, system))
+        let (directory, length) = try inspect(descriptor, system)
+        if length == 0 {
+            removeLeftoversOf010()
+            // A failure, on a read-only file system for one, leaves the cleanup to the next holder.
+            _ = system.ftruncate(descriptor, 1)
+        }
+        return try body(directory)
     }
 
     /// Opens the lock file, creating it if needed.
@@ -55,7 +69,8 @@ struct FileLock {
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { system.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                // A failure leaves the lock file as it was made, which is no worse.
+                // No writer of 0.1.0 has held a lock file made now; failures leave it as made, which is no worse.
+                _ = system.ftruncate(descriptor, 1)
                 if let directory = FileOwnership.of(path: self.directory) {
                     _ = system.effectiveUser() == 0
                         ? system.fchown(descriptor, directory.owner, directory.group)
@@ -74,16 +89,17 @@ struct FileLock {
     /// Whoever may write the directory may replace the data file, so must be able to lock it: a writable shared
     /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
     ///
-    /// - Returns: The directory's ownership, if it could be read.
+    /// - Returns: The directory's ownership, if it could be read, and the lock file's length.
     /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
-    private func inspect(_ descriptor: Int32, _ system: SystemCalls) throws -> FileOwnership? {
+    private func inspect(_ descriptor: Int32, _ system: SystemCalls) throws -> (FileOwnership?, Int) {
         var status = stat()
         guard system.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
         guard status.isRegularFile else {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
         // Read without its times: the save changes the directory next (see FileOwnership).
-        guard let directory = FileOwnership.of(path: self.directory) else { return nil }
+        let length = Int(status.st_size)
+        guard let directory = FileOwnership.of(path: self.directory) else { return (nil, length) }
         // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
         // it was, which is no worse.
         let mode = (directory.mode & 0o222) * 3
@@ -91,7 +107,7 @@ struct FileLock {
         if status.st_mode & 0o7777 != mode, status.st_uid == user || user == 0 {
             _ = system.fchmod(descriptor, mode)
         }
-        return directory
+        return (directory, length)
     }
 
     private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls) throws {

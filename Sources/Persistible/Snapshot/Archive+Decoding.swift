@@ -33,7 +33,7 @@ extension Archive {
     /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's defaults and
     /// migrations.
     func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
-        if !evolution.isEmpty, splices, let decoded = try decodeRecords(in: bytes) {
+        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
             return decoded
         }
         // The first byte says which to try first, so an array file is decoded once, not first tried as a single
@@ -57,7 +57,7 @@ extension Archive {
                 return DecodedArchive(contents: .array(values))
             }
             // Only now, so that a file whose records all decode pays nothing for the records that might not.
-            if opensArray, evolution.isEmpty, evolution.skipsUnreadable, splices,
+            if opensArray, evolution.isEmpty, evolution.skipsUnreadable, scansStrictJSON,
                 let decoded = try decodeRecords(in: bytes)
             {
                 return decoded
@@ -260,7 +260,7 @@ extension Archive {
         let (path, detail) = Self.describe(error)
         guard isJSON(bytes) else {
             // The scanner reads strict JSON: it would misplace a JSON5 file's error, so the decoder's word stands.
-            if splices, let syntaxError = JSONScanner.syntaxError(in: bytes) {
+            if scansStrictJSON, let syntaxError = JSONScanner.syntaxError(in: bytes) {
                 return failure(.unreadable(codingPath: "", detail: syntaxError.description))
             }
             return failure(.unreadable(codingPath: path, detail: detail))
@@ -276,7 +276,7 @@ extension Archive {
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
     private func isJSON(_ bytes: Data) -> Bool {
         // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
-        if splices, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
+        if scansStrictJSON, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
         return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
     }
 

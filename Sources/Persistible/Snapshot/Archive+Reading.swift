@@ -33,7 +33,7 @@ extension Archive {
     ) throws(PersistenceError) -> Snapshot<Value>? {
         guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // The values before the appended ones are reused, so they must be what decoding gives.
-        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, splices,
+        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
             let decoded = try? decodeAppended(appended), !decoded.values.isEmpty, decoded.unreadable.isEmpty
         {

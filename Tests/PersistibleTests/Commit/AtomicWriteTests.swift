@@ -72,7 +72,7 @@ import Testing
     }
 
     /// Version 0.1.0 made each temporary under the lock, named after its process and a random part; one that a
-    /// killed writer left is abandoned, whoever the process, once the lock is held.
+    /// killed writer left is abandoned, whoever the process, once the lock is held. The lock file it made is empty.
     @Test func temporariesLeftByRelease010AreRemovedByTheFirstSave() throws {
         try inTemporaryDirectory { directory in
             let left = [
@@ -84,6 +84,7 @@ import Testing
             for url in left + [someoneElses, notATemporary] {
                 try Data("partial".utf8).write(to: url)
             }
+            try Data().write(to: directory.file("person_data.json.lock"))
 
             try sam.saveToFile()
 

@@ -151,3 +151,31 @@ import Testing
         return (load(folder), faults.count)
     }
 }
+
+/// The search for what writers of 0.1.0 left reads the directory once in a lock file's life, and never for a file
+/// that this version made: a directory of many files costs later saves nothing.
+@Suite struct LeftoversOf010Tests {
+    /// How many times `operation` read a directory's names.
+    static func directoryReads(_ operation: () throws -> Void) throws -> Int {
+        let reads = Locked(0)
+        var calls = SystemCalls.live
+        calls.directoryEntries = { path in
+            reads.withLock { $0 += 1 }
+            return SystemCalls.live.directoryEntries(path)
+        }
+        try SystemCalls.$current.withValue(calls, operation: operation)
+        return reads.withLock { $0 }
+    }
+
+    @Test func onlyTheFirstSaveOnALockFileOf010ReadsTheDirectory() throws {
+        let directory = try TemporaryDirectory()
+        try withArchiveDirectory(directory.url) {
+            #expect(try Self.directoryReads { try CrashRecord(id: 1, text: "new file").saveToFile() } == 0)
+            #expect(try Data(contentsOf: directory.file("records.json.lock")).count == 1)
+            // As 0.1.0 leaves a file it wrote.
+            try Data().write(to: directory.file("records.json.lock"))
+            #expect(try Self.directoryReads { try CrashRecord(id: 2, text: "upgraded").saveToFile() } == 1)
+            #expect(try Self.directoryReads { try CrashRecord(id: 3, text: "later").saveToFile() } == 0)
+        }
+    }
+}
