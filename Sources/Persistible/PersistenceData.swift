@@ -10,6 +10,10 @@
 /// }
 /// ```
 public enum PersistenceData<Value> {
+    /// The generic parameter's name before it was spelled out.
+    @available(*, deprecated, renamed: "Value")
+    public typealias T = Value
+
     /// The file holds one value, written by saving a single value to a file that did not exist.
     case single(Value)
     /// The file holds an array, in the order the values were first saved.

@@ -14,6 +14,10 @@ import Foundation
 /// }
 /// ```
 public enum ArchiveChange<Value> {
+    /// The generic parameter's name before it was spelled out.
+    @available(*, deprecated, renamed: "Value")
+    public typealias T = Value
+
     /// The file holds these contents: what ``Persistible/load()`` returns now.
     case contents(PersistenceData<Value>)
 

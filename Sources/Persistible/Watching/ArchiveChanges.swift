@@ -29,6 +29,10 @@ import Foundation
 /// **An `ArchiveChanges` can be shared between tasks**; each iteration watches on its own. Reading happens in the
 /// iterating task, through the same cache and decoder as ``Persistible/load()``.
 public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable {
+    /// The generic parameter's name before it was spelled out.
+    @available(*, deprecated, renamed: "Value")
+    public typealias T = Value
+
     public typealias Element = ArchiveChange<Value>
 
     private let path: String

@@ -33,6 +33,10 @@ import Observation
 @MainActor
 @Observable
 public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sendable> {
+    /// The generic parameter's name before it was spelled out.
+    @available(*, deprecated, renamed: "Value")
+    public typealias T = Value
+
     /// What the file holds, or `nil` when there is no file.
     public private(set) var contents: PersistenceData<Value>?
 
