@@ -173,6 +173,16 @@ import Testing
         }
     }
 
+    /// An empty array is an array like any other: a value written over it is written as a single value.
+    @Test func overwritingAnEmptyArrayWithAValueWritesASingleValue() throws {
+        try inTemporaryDirectory { _ in
+            try [Settings]().overwriteFile()
+            #expect(try Settings.load() == .array([]))
+            try Settings(theme: "dark").overwriteFile()
+            #expect(try Settings.load() == .single(Settings(theme: "dark")))
+        }
+    }
+
     @Test func overwritingWithAnEmptyArrayLeavesAnEmptyArray() throws {
         try inTemporaryDirectory { _ in
             try [sam, amy].saveToFile()

@@ -81,7 +81,10 @@ extension Archive {
             remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
             return
         }
-        if state.stale.isEmpty, !state.isSingleValue, plan.onlyAppended, plan.records.count > plan.storedCount,
+        // A plan that asks for a single value, as an overwrite with one value does, is written as one even over an
+        // empty array.
+        if state.stale.isEmpty, !state.isSingleValue, !plan.writesSingleValue, plan.onlyAppended,
+            plan.records.count > plan.storedCount,
             try append(to: &state, from: &plan, file: file, remembering: remembering)
         {
             return

@@ -223,10 +223,14 @@ struct AtomicFile {
     /// file's lock, as every version does: so the holder of the lock knows that any such temporary is abandoned.
     /// A name counts only when exactly a process identifier and a random part follow `.<name>.persistible-`, so the
     /// temporaries of a file whose name extends this one's (`rec.json.persistible-1.json` beside `rec.json`) are
-    /// left alone. Failures are ignored: a leftover temporary costs disk space, not data.
-    func removeTemporariesOfRelease010() {
+    /// left alone. A leftover temporary costs disk space, not data, so a failure does not fail the save.
+    ///
+    /// - Returns: Whether the directory was read and every such temporary removed.
+    func removeTemporariesOfRelease010() -> Bool {
         let prefix = ".\(name).persistible-"
-        for entry in FileSystem.names(inDirectory: directory) where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+        guard let names = FileSystem.names(inDirectory: directory) else { return false }
+        var removedAll = true
+        for entry in names where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
             let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
                 separator: UInt8(ascii: "-"), omittingEmptySubsequences: false
             )
@@ -235,8 +239,9 @@ struct AtomicFile {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isDigit),
                 parts[1].allSatisfy({ isDigit($0) || isLetter($0) })
             else { continue }
-            FileSystem.removeQuietly(directory + "/" + entry)
+            removedAll = (try? FileSystem.remove(directory + "/" + entry)) != nil && removedAll
         }
+        return removedAll
     }
 
     // MARK: - Steps

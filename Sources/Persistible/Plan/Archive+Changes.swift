@@ -82,7 +82,7 @@ extension Archive {
     /// first stored value with it, where it stands, and the later ones are removed; a value whose `id` is new is
     /// appended. A single-value file whose value is replaced stays a single value. (See ``WritePlan/add(_:)``.)
     ///
-    /// An append to an array encodes only the new values and scansStrictJSON them into the file's bytes, so its cost is
+    /// An append to an array encodes only the new values and splices them into the file's bytes, so its cost is
     /// that of writing the file, not of decoding and encoding every value in it.
     ///
     /// - Returns: How many values were added, or for an `Identifiable` type, how many identities were added or

@@ -37,21 +37,20 @@ struct FileLock {
     /// This blocks the calling thread: call it from a thread that may block, never from the cooperative pool.
     ///
     /// - Parameters:
-    ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left; run under the lock, once in the lock
-    ///     file's life.
+    ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left, saying whether all of it went; run
+    ///     under the lock until it does, then never again for this lock file.
     ///   - body: Given the ownership of the directory, as the lock read it, if it could.
     /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
     func withLock<Result>(
-        timeout: Duration?, removeLeftoversOf010: () -> Void, _ body: (FileOwnership?) throws -> Result
+        timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
     ) throws -> Result {
         let system = SystemCalls.current
         let descriptor = try open(system)
         defer { _ = system.close(descriptor) }
         try acquire(descriptor, timeout: timeout, system)
         let (directory, length) = try inspect(descriptor, system)
-        if length == 0 {
-            removeLeftoversOf010()
-            // A failure, on a read-only file system for one, leaves the cleanup to the next holder.
+        if length == 0, removeLeftoversOf010() {
+            // A failure leaves the search to the next holder.
             _ = system.ftruncate(descriptor, 1)
         }
         return try body(directory)
@@ -69,7 +68,9 @@ struct FileLock {
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { system.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                // No writer of 0.1.0 has held a lock file made now; failures leave it as made, which is no worse.
+                // No writer of 0.1.0 held this lock before it was made, so none left a temporary to look for (one
+                // still running beside this version is another matter: see the Guarantees). Failures leave the lock
+                // file as made, which is no worse.
                 _ = system.ftruncate(descriptor, 1)
                 if let directory = FileOwnership.of(path: self.directory) {
                     _ = system.effectiveUser() == 0

@@ -68,7 +68,7 @@ struct OpenFile {
     func flushDataBeforeRename() throws {
         let system = SystemCalls.current
         guard retryingOnInterrupt({ system.dataSync(descriptor) }) == 0 else {
-            throw SystemError.last("fdatasync", .write)
+            throw SystemError.last(SystemCalls.dataSyncName, .write)
         }
     }
 
@@ -151,9 +151,9 @@ enum FileSystem {
         _ = SystemCalls.current.unlink(path)
     }
 
-    /// The names in the directory at `path`; none if it cannot be read.
-    static func names(inDirectory path: String) -> [String] {
-        SystemCalls.current.directoryEntries(path) ?? []
+    /// The names in the directory at `path`, or `nil` if it cannot be read.
+    static func names(inDirectory path: String) -> [String]? {
+        SystemCalls.current.directoryEntries(path)
     }
 
     /// The user and group this process acts as.

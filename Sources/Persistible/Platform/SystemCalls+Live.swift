@@ -1,6 +1,13 @@
 import Foundation
 
 extension SystemCalls {
+    /// What a failed ``dataSync`` is called in errors: the call that failed last.
+    #if canImport(Darwin)
+    static let dataSyncName = "fsync"
+    #else
+    static let dataSyncName = "fdatasync"
+    #endif
+
     /// The system's own calls.
     static let live = SystemCalls(
         open: { path, flags, mode in Foundation.open(path, flags, mode) },

@@ -25,6 +25,8 @@ import Testing
     /// How an operation's crash states turned out.
     struct Report {
         var states = 0
+        /// Whether some state loaded as the file after the operation: the check saw the operation's whole effect.
+        var reachedAfter = false
         var clones = 0
         var failures: [String] = []
     }
@@ -73,6 +75,7 @@ import Testing
                 defer { try? FileManager.default.removeItem(atPath: root) }
                 report.states += 1
                 let found = load(URL(fileURLWithPath: root, isDirectory: true))
+                if found == after { report.reachedAfter = true }
                 let returned = point == count && Value.archiveDurability == .full
                 let allowed = returned ? [after] : [before, after]
                 if !allowed.contains(found) {
@@ -90,6 +93,7 @@ import Testing
         let (name, subdirectory, prepare, operation) = WritePath.all[index]
         let report = try Self.check(CrashRecord.self, in: subdirectory, prepare: prepare, operation)
         #expect(report.states > 1, "\(name)")
+        #expect(report.reachedAfter, "\(name)")
         #expect(report.failures.isEmpty, "\(name): \(report.failures.prefix(3))")
         if name == "clone append" { #expect(report.clones == 1) }
     }
@@ -98,6 +102,7 @@ import Testing
         for (prepare, operation) in Self.noSyncPaths {
             let report = try Self.check(NoSync.self, prepare: prepare, operation)
             #expect(report.states > 1)
+            #expect(report.reachedAfter)
             #expect(report.failures.isEmpty, "\(report.failures.prefix(3))")
         }
     }

@@ -80,6 +80,21 @@ import Testing
                 errno = code
                 return -1
             }
+            calls.ownership = { [self] descriptor, path in
+                guard fails() else { return live.ownership(descriptor, path) }
+                errno = code
+                return nil
+            }
+            calls.readlink = { [self] path in
+                guard fails() else { return live.readlink(path) }
+                errno = code
+                return nil
+            }
+            calls.directoryEntries = { [self] path in
+                guard fails() else { return live.directoryEntries(path) }
+                errno = code
+                return nil
+            }
             return calls
         }
     }
@@ -176,6 +191,23 @@ import Testing
             try Data().write(to: directory.file("records.json.lock"))
             #expect(try Self.directoryReads { try CrashRecord(id: 2, text: "upgraded").saveToFile() } == 1)
             #expect(try Self.directoryReads { try CrashRecord(id: 3, text: "later").saveToFile() } == 0)
+        }
+    }
+
+    /// A search that could not read the directory, or remove what it found, is made again by the next save.
+    @Test func aSearchThatFailedIsMadeAgain() throws {
+        let directory = try TemporaryDirectory()
+        try Data().write(to: directory.file("records.json.lock"))
+        var unreadable = SystemCalls.live
+        unreadable.directoryEntries = { _ in
+            errno = EACCES
+            return nil
+        }
+        try withArchiveDirectory(directory.url) {
+            try SystemCalls.$current.withValue(unreadable) { try CrashRecord(id: 1, text: "first").saveToFile() }
+            #expect(try Data(contentsOf: directory.file("records.json.lock")).isEmpty)
+            #expect(try Self.directoryReads { try CrashRecord(id: 2, text: "second").saveToFile() } == 1)
+            #expect(try Data(contentsOf: directory.file("records.json.lock")).count == 1)
         }
     }
 }

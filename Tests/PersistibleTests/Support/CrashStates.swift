@@ -26,6 +26,8 @@ final class CrashTrace: Sendable {
         case flushDirectory(String)
         /// A change to the entries of `directory`: `path` now names `node`, or nothing.
         case entry(directory: String, path: String, node: Node?)
+        /// A rename within `directory`, which reaches the disk whole or not at all.
+        case rename(directory: String, from: String, to: String)
     }
 
     private struct State {
@@ -163,12 +165,10 @@ final class CrashTrace: Sendable {
             let (from, to) = (Self.normalized(rawFrom), Self.normalized(rawTo))
             if result == 0, inTree(from) {
                 state.withLock { state in
-                    let node = state.entries.removeValue(forKey: from)
-                    state.entries[to] = node
+                    state.entries[to] = state.entries.removeValue(forKey: from)
                     // One change, so that no prefix holds the file under both names or neither.
                     precondition(Self.parent(from) == Self.parent(to), "a rename across directories")
-                    state.changes.append(.entry(directory: Self.parent(to), path: to, node: node))
-                    state.changes.append(.entry(directory: Self.parent(from), path: from, node: nil))
+                    state.changes.append(.rename(directory: Self.parent(to), from: from, to: to))
                 }
             }
             return result
@@ -255,7 +255,7 @@ final class CrashTrace: Sendable {
             switch change {
             case .write(let id, _, _), .truncate(let id, _):
                 if index > lastFileFlush[id, default: -1] { unflushed["file \(id)", default: []].append(index) }
-            case .entry(let directory, _, _):
+            case .entry(let directory, _, _), .rename(let directory, _, _):
                 if index > lastDirectoryFlush[directory, default: -1] {
                     unflushed["directory \(directory)", default: []].append(index)
                 }
@@ -301,6 +301,8 @@ final class CrashTrace: Sendable {
                 contents[id] = data
             case .entry(_, let path, let node):
                 entries[path] = node
+            case .rename(_, let from, let to):
+                entries[to] = entries.removeValue(forKey: from)
             case .flushFile, .flushDirectory:
                 break
             }
