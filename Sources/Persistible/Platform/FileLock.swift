@@ -104,9 +104,9 @@ struct FileLock {
         // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
         // it was, which is no worse.
         let mode = (directory.mode & 0o222) * 3
-        let user = system.effectiveUser()
-        if status.st_mode & 0o7777 != mode, status.st_uid == user || user == 0 {
-            _ = system.fchmod(descriptor, mode)
+        if status.st_mode & 0o7777 != mode {
+            let user = system.effectiveUser()
+            if status.st_uid == user || user == 0 { _ = system.fchmod(descriptor, mode) }
         }
         return (directory, length)
     }
