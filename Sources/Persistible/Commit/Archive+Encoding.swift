@@ -7,10 +7,8 @@ extension Archive {
     func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         do {
             return Self.closingEmptyContainers(try encoder.encode(value))
-        } catch let error as EncodingError {
-            throw failure(.encodingFailed(detail: Self.describe(error)))
         } catch {
-            throw failure(.encodingFailed(detail: String(describing: error)))
+            throw encodingFailure(error)
         }
     }
 
@@ -80,12 +78,5 @@ extension Archive {
     ) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         return try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
-    }
-
-    private static func describe(_ error: EncodingError) -> String {
-        switch error {
-        case .invalidValue(_, let context): return context.debugDescription
-        @unknown default: return String(describing: error)
-        }
     }
 }

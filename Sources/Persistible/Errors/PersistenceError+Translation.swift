@@ -1,6 +1,6 @@
 import Foundation
 
-// The one place where what the platform, the lock and the reader throw becomes the public error.
+// The one place where what the platform, the lock, the decoder and the encoder throw becomes the public error.
 
 extension Archive {
     func failure(_ reason: PersistenceError.Reason) -> PersistenceError {
@@ -27,6 +27,78 @@ extension Archive {
         } catch {
             throw translate(error) as? PersistenceError ?? failure(.readFailed(operation: "read", errno: EIO))
         }
+    }
+}
+
+// MARK: - Decoding and encoding
+
+extension Archive {
+    /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch.
+    func mismatchError(_ mismatch: VersionMismatch, isDamage: Bool = false) -> PersistenceError {
+        let first = mismatch.attempts.first
+        return PersistenceError(
+            .unreadable(codingPath: first?.codingPath ?? "", detail: first?.detail ?? ""),
+            url: url, typeName: typeName, versionMismatch: isDamage ? nil : mismatch
+        )
+    }
+
+    /// The error for bytes that do not decode: damage when they are not JSON, another version when they are.
+    ///
+    /// Damage is reported where the bytes first stop being JSON, by line, column and byte, with what was expected
+    /// there: the decoder says only that they are not JSON.
+    ///
+    /// - Parameter asOneValue: Whether `error` is about the file as one value, though it opens an array.
+    func unreadable(_ error: any Error, bytes: Data, asOneValue: Bool = false) -> PersistenceError {
+        guard !bytes.allSatisfy(isJSONWhitespace) else {
+            return failure(.unreadable(codingPath: "", detail: "The file is empty."))
+        }
+        let (path, detail) = Self.describe(error)
+        guard isJSON(bytes) else {
+            // The scanner reads strict JSON: it would misplace a JSON5 file's error, so the decoder's word stands.
+            if scansStrictJSON, let syntaxError = JSONScanner.syntaxError(in: bytes) {
+                return failure(.unreadable(codingPath: "", detail: syntaxError.description))
+            }
+            return failure(.unreadable(codingPath: path, detail: detail))
+        }
+        let record = path.hasPrefix("[") ? Int(path.dropFirst().prefix { $0 != "]" }) : nil
+        let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
+        return mismatchError(VersionMismatch(
+            record: opensArray && !asOneValue ? record : nil,
+            attempts: [.init(typeName: typeName, codingPath: path, detail: detail)]
+        ))
+    }
+
+    /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
+    func isJSON(_ bytes: Data) -> Bool {
+        // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
+        if scansStrictJSON, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
+        return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
+    }
+
+    /// Where a decoding error occurred, as `[3].age`, and what it says.
+    static func describe(_ error: any Error) -> (path: String, detail: String) {
+        guard let error = error as? DecodingError else { return ("", String(describing: error)) }
+        let context: DecodingError.Context
+        switch error {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+            context = c
+        @unknown default:
+            return ("", String(describing: error))
+        }
+        var path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+        if path.hasPrefix(".") { path.removeFirst() }
+        var detail = context.debugDescription
+        if case .keyNotFound(let key, _) = error { detail = "No value for the key '\(key.stringValue)'." }
+        if let underlying = context.underlyingError { detail += " (\(underlying.localizedDescription))" }
+        return (path, detail)
+    }
+
+    /// The error for a value the encoder refuses.
+    func encodingFailure(_ error: any Error) -> PersistenceError {
+        guard case .invalidValue(_, let context)? = error as? EncodingError else {
+            return failure(.encodingFailed(detail: String(describing: error)))
+        }
+        return failure(.encodingFailed(detail: context.debugDescription))
     }
 }
 
