@@ -35,7 +35,7 @@ import Testing
     /// Shuts an XFS file system down under a writer, as a power loss stops a machine, then recovers it, many times
     /// over: the file always loads and holds a version once saved (the first saves, in order), and with full
     /// durability every save that had returned before the power went.
-    @Test(arguments: [Durability.full, .noSync])
+    @Test(.needsXFS, arguments: [Durability.full, .noSync])
     func aPowerLossUnderAWriterLeavesAVersionOnceSaved(durability: Durability) throws {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<12 {

@@ -87,7 +87,7 @@ import Testing
     ///
     /// That the appends clone at all is shown by the tests above; some of these, the ones that double what was
     /// appended since the file was last written whole, write it whole.
-    @Test func aFileGrownByAppendsStaysInFewExtents() throws {
+    @Test(.needsXFS) func aFileGrownByAppendsStaysInFewExtents() throws {
         let directory = try TemporaryDirectory(on: .xfsReflink)
         let file = directory.file("stress.json")
         let records = (0..<500).map { StressRecord(id: "record-\($0)") }
@@ -106,7 +106,7 @@ import Testing
 
     /// A file held in more extents than the package leaves, as one written by other means can be, is written whole
     /// by the next append rather than cloned, and is whole again after it.
-    @Test func aFileInVeryManyExtentsIsWrittenWholeByTheNextAppend() throws {
+    @Test(.needsXFS) func aFileInVeryManyExtentsIsWrittenWholeByTheNextAppend() throws {
         let directory = try TemporaryDirectory(on: .xfsReflink)
         let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
         let records = (0..<1_201).map { StressRecord(id: "record-\($0)") }
@@ -127,7 +127,7 @@ import Testing
 
     /// A file in more than 128 extents that are large, as a file system that compresses makes them, would not
     /// come out of a whole write in fewer: it is cloned as it is.
-    @Test func aFileInManyLargeExtentsIsStillCloned() throws {
+    @Test(.needsXFS) func aFileInManyLargeExtentsIsStillCloned() throws {
         let directory = try TemporaryDirectory(on: .xfsReflink)
         let file = directory.file("stress.json"), replaced = directory.file("replaced.json")
         let records = (0..<15_001).map { StressRecord(id: "record-\($0)") }
