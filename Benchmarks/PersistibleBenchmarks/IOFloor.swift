@@ -55,7 +55,8 @@ enum IOFloor {
         }
     }
 
-    private static func flushData(_ descriptor: Int32) -> Int32 {
+    /// `fdatasync`, which Apple's SDKs do not declare: `fsync` there.
+    static func flushData(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
         fsync(descriptor)
         #else
@@ -97,7 +98,7 @@ final class InPlaceFloor {
         let offset = size - 2
         let written = tail.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
         guard written == tail.count else { throw IOFloor.Failure(operation: "pwrite", errno: errno) }
-        guard fdatasync(descriptor) == 0 else { throw IOFloor.Failure(operation: "fdatasync", errno: errno) }
+        guard IOFloor.flushData(descriptor) == 0 else { throw IOFloor.Failure(operation: "fdatasync", errno: errno) }
         size = offset + tail.count
     }
 

@@ -99,7 +99,13 @@ do {
             // Past the limit, write fails with EFBIG instead of the process being killed by SIGXFSZ.
             signal(SIGXFSZ, SIG_IGN)
             var limits = rlimit(rlim_cur: limit, rlim_max: limit)
-            guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { exit(2) }
+            // Glibc imports the resource as an enum case, Darwin as a plain Int32.
+            #if canImport(Darwin)
+            let fileSize = RLIMIT_FSIZE
+            #else
+            let fileSize = Int32(RLIMIT_FSIZE.rawValue)
+            #endif
+            guard setrlimit(fileSize, &limits) == 0 else { exit(2) }
             try (0..<count).map { record("fill-\($0)") }.saveToFile()
         default:
             exit(2)
