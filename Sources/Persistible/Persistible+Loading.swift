@@ -85,9 +85,7 @@ extension Persistible where Self: Codable & Hashable & Identifiable {
     /// write of them all keeps.
     ///
     /// ```swift
-    /// if let todo = try Todo.loadFromFile(id: 3) {
-    ///     print(todo.title)
-    /// }
+    /// let todo = try Todo.loadFromFile(id: 3) // nil if there is none
     /// ```
     ///
     /// - Parameter id: The identity to look for.

@@ -118,9 +118,8 @@ extension PersistenceError: CustomStringConvertible {
 }
 
 extension PersistenceError: LocalizedError {
-    /// What happened, and what became of the file, in words for the program's user: it names the file and where
-    /// in it a problem lies, but no API. This is the error's `localizedDescription`, what a command-line tool
-    /// prints.
+    /// What happened and what became of the file, in words for the program's user, naming the file but no API: the
+    /// error's `localizedDescription`, what a command-line tool prints.
     public var errorDescription: String? {
         let path = url.path
         switch reason {
