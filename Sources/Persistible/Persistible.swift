@@ -15,8 +15,8 @@ import Foundation
 /// let people = try Person.loadListFromFile()
 /// ```
 ///
-/// Every requirement has a default, so a conformance can be empty; being requirements, not extension members, a
-/// type's own choices are honored even through generic code.
+/// Every requirement has a default, so a conformance can be empty; because they are requirements, not extension
+/// members, a type's own choices are honored even through generic code.
 ///
 /// **Saving, loading and deleting can be called from any thread and from several processes at once.**
 /// See <doc:Guarantees> for what a save promises, and ``PersistenceError`` for the reasons any operation may throw.
