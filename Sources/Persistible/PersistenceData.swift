@@ -1,7 +1,6 @@
 /// What a file holds: a single value or an array of values.
 ///
-/// ``Persistible/load()`` and ``Persistible/load(completion:)`` return it, so that one call reads a file whatever
-/// it holds:
+/// ``Persistible/load()`` returns it, so that one call reads a file whatever it holds:
 ///
 /// ```swift
 /// switch try Person.load() {
@@ -16,6 +15,7 @@ public enum PersistenceData<Value> {
 
     /// The file holds one value, written by saving a single value to a file that did not exist.
     case single(Value)
+
     /// The file holds an array, in the order the values were first saved.
     case array([Value])
 

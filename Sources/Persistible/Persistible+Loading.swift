@@ -3,18 +3,12 @@ import Foundation
 // MARK: - Load
 
 extension Persistible where Self: Codable & Hashable {
-    /// Loads the single value the file holds.
-    ///
-    /// Loading takes no lock and never waits: saves replace the whole file at once, so a load sees one complete
-    /// version of it.
+    /// Loads the single value the file holds. Loads take no lock and never wait: saves replace the whole file at
+    /// once, so a load sees one complete version of it.
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if nothing has been saved,
-    ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``),
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
-    ///   ``PersistenceError/Reason/fileTooLarge(size:limit:)`` if it is over 1 GiB,
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` or ``PersistenceError/Reason/fileNameTooLong(name:limit:)``
-    ///   for a bad ``fileName``, and ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses
-    ///   to read it or something other than a regular file is in its place.
+    ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``), or a
+    ///   reason it lists for any operation.
     public static func loadFromFile() throws -> Self {
         switch try load() {
         case .single(let value):
@@ -24,28 +18,21 @@ extension Persistible where Self: Codable & Hashable {
         }
     }
 
-    /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet.
+    /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
     ///
-    /// This is how to read settings on a first run. Only a missing file gives the default: a file that cannot be
-    /// read still throws, so that a damaged file is noticed rather than silently replaced by defaults at the next
-    /// save. It never writes.
+    /// This is how to read settings on a first run. Only a missing file gives the default: a damaged file still
+    /// throws, rather than being replaced by defaults at the next save. A stored value that lacks a key takes it from
+    /// the encoding of `defaultValue`, after ``archiveDefaults``, as <doc:SettingsAndEditing> describes.
     ///
     /// ```swift
-    /// let settings = try Settings.loadFromFile(default: Settings(theme: "light", fontSize: 12))
+    /// let settings = try Settings.loadFromFile(default: Settings())
     /// ```
-    ///
-    /// A stored value that lacks a key its type requires (an earlier version wrote it, or a person deleted the
-    /// line) takes that key from the encoding of `defaultValue`, at every depth of nested objects, one key at a
-    /// time as the decoder asks for it: a missing optional still reads as `nil`. ``archiveDefaults``, where
-    /// declared, fill first.
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
     ///   stored value lacks; evaluated only when there is no file or a stored value does not decode.
     /// - Returns: The stored value, or `defaultValue`.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
-    ///   array, ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Self` nor `[Self]`,
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it, and
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``; or what `defaultValue` throws.
+    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does except for a missing file; or what `defaultValue`
+    ///   throws.
     public static func loadFromFile(default defaultValue: @autoclosure () throws -> Self) throws -> Self {
         let archive = try archive()
         let state: Snapshot<Self>?
@@ -71,28 +58,19 @@ extension Persistible where Self: Codable & Hashable {
         try load().values
     }
 
-    /// Loads what the file holds, a single value or an array.
+    /// Loads what the file holds, a single value or an array, as ``PersistenceData`` shows.
     ///
-    /// ```swift
-    /// switch try Person.load() {
-    /// case .single(let person): print(person.name)
-    /// case .array(let people): print(people.map(\.name))
-    /// }
-    /// ```
-    ///
-    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does.
+    /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does.
     public static func load() throws -> PersistenceData<Self> {
         let archive = try archive()
         guard let state = try archive.read() else { throw archive.failure(.fileNotFound) }
         return state.contents
     }
 
-    /// Loads what the file holds and passes it to `completion`, before returning.
+    /// Loads what the file holds and passes it to `completion`, on the calling thread, before returning: the form of
+    /// ``load()`` that earlier versions offered.
     ///
-    /// This is the form of ``load()`` that earlier versions offered; `completion` runs once, on the calling
-    /// thread.
-    ///
-    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does, or what `completion` throws.
+    /// - Throws: ``PersistenceError``, as ``load()`` does, or what `completion` throws.
     public static func load(completion: (PersistenceData<Self>) throws -> Void) throws {
         try completion(load())
     }
@@ -103,14 +81,12 @@ extension Persistible where Self: Codable & Hashable {
 extension Persistible where Self: Codable & Hashable & Identifiable {
     /// The stored value with this `id`, or `nil` when the file holds none, or there is no file.
     ///
-    /// ```swift
-    /// if let todo = try Todo.loadFromFile(id: 3) {
-    ///     print(todo.title)
-    /// }
-    /// ```
+    /// If the file holds several values with this `id` (written by other means), the last is returned: the one a
+    /// write of them all keeps.
     ///
-    /// Loading takes no lock and never waits, as ``loadFromFile()`` does. If the file holds several values with this
-    /// `id` (written by other means), the last is returned: the one a write of them all keeps.
+    /// ```swift
+    /// let todo = try Todo.loadFromFile(id: 3) // nil if there is none
+    /// ```
     ///
     /// - Parameter id: The identity to look for.
     /// - Returns: The value, or `nil`.

@@ -6,9 +6,8 @@ extension Persistible where Self: Codable & Hashable {
     /// Removes this value from the file: every stored value equal to it or, for an `Identifiable` type, every
     /// stored value with its `id`.
     ///
-    /// The values are removed under the lock in one atomic write; the others keep their order. A file reduced to
-    /// nothing holds an empty array, `[]`. A missing file is not an error: nothing is removed or written, and a
-    /// missing directory is not created.
+    /// The values are removed under the lock in one atomic write; the others keep their order, and a file reduced to
+    /// nothing holds `[]`. A missing file is not an error: nothing is removed or written, and no directory is made.
     ///
     /// ```swift
     /// todo.done = true
@@ -16,13 +15,8 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// - Returns: Whether anything was removed.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file
-    ///   exists but does not hold `Self` or `[Self]`, leaving it untouched;
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``;
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)`` if the encoder refuses the values left; and
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)``,
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
-    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, with the file as it was.
+    /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
+    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file holds neither `Self` nor `[Self]`.
     @discardableResult
     public func removeFromFile() throws -> Bool {
         let identity = RecordIdentity<Self>()
@@ -30,16 +24,14 @@ extension Persistible where Self: Codable & Hashable {
         return try Self.archive().remove { identity.of($0) == key } > 0
     }
 
-    /// Removes every stored value for which `shouldRemove` returns `true`.
-    ///
-    /// The values are removed under the lock in one atomic write, or none is if `shouldRemove` throws; the others
-    /// keep their order. A file reduced to nothing holds an empty array, `[]`. A missing file is not an error.
+    /// Removes every stored value for which `shouldRemove` returns `true`, or none if it throws, as
+    /// ``removeFromFile()`` removes.
     ///
     /// ```swift
     /// let removed = try Person.removeFromFile { $0.name == "Amy" }
     /// ```
     ///
-    /// `shouldRemove` runs while the lock is held: do not save, update or delete this type's file from it.
+    /// `shouldRemove` runs under the lock: do not write this type's file from it (see <doc:Concurrency>).
     ///
     /// - Parameter shouldRemove: Whether to remove a stored value.
     /// - Returns: How many values were removed.

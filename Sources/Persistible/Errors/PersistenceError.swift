@@ -3,7 +3,8 @@ import Foundation
 /// The error thrown when a value cannot be saved, loaded or deleted.
 ///
 /// It names the file, the type and the reason, and its ``description`` is a sentence a person can act on.
-/// Whatever the reason, a failed operation leaves the file as it was and leaves no temporary file behind.
+/// Whatever the reason, a failed operation leaves the file as it was and leaves no temporary file behind, except
+/// where ``Reason/writeFailed(operation:errno:)`` says otherwise.
 ///
 /// ```swift
 /// do {
@@ -12,25 +13,34 @@ import Foundation
 ///     // Nothing saved yet.
 /// }
 /// ```
+///
+/// Each operation names the reasons particular to it. Besides those, any operation on a type's file may throw:
+/// - ``Reason/invalidFileName(_:)`` or ``Reason/fileNameTooLong(name:limit:)`` for a bad ``Persistible/fileName``;
+/// - ``Reason/unreadable(codingPath:detail:)`` when it reads a file that holds neither the type nor an array of it;
+/// - ``Reason/fileTooLarge(size:limit:)`` for a file over 1 GiB;
+/// - ``Reason/readFailed(operation:errno:)`` if the system refuses to read the file, or a directory, FIFO, device
+///   or socket stands in its place;
+/// - and when it writes: ``Reason/encodingFailed(detail:)`` if the encoder refuses a value,
+///   ``Reason/unknownKeysWouldBeLost(keyPaths:)`` if a record it changes holds keys with no place in the new value,
+///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer, and
+///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses.
 public struct PersistenceError: Error, Sendable, Equatable {
     /// Why an operation failed.
     public enum Reason: Sendable, Equatable {
         /// There is no file: nothing has been saved yet, or it was deleted.
         case fileNotFound
 
-        /// The file exists but does not hold the type, nor an array of it.
+        /// The file exists but does not hold the type, nor an array of it, and is never written over.
         ///
-        /// The file may be truncated, damaged or not JSON, or it may be valid JSON written by another version of
-        /// the type; ``PersistenceError/versionMismatch`` tells which: it is `nil` for a file that is not valid
-        /// JSON. Saves refuse to replace the file, so that its records are not lost. `codingPath` locates the
-        /// problem in the file (for example `[3].age`, empty for the whole file) and `detail` is the decoder's
-        /// message.
+        /// The file may be damaged or not JSON, or valid JSON written by another version of the type:
+        /// ``PersistenceError/versionMismatch`` tells which. `codingPath` locates the problem (`[3].age`, empty for
+        /// the whole file) and `detail` is the decoder's message.
         case unreadable(codingPath: String, detail: String)
 
         /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
         case holdsArray(count: Int)
 
-        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``.
+        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``. Nothing was touched.
         case invalidFileName(String)
 
         /// The values could not be encoded; `detail` is the encoder's message.
@@ -40,6 +50,9 @@ public struct PersistenceError: Error, Sendable, Equatable {
         case readFailed(operation: String, errno: Int32)
 
         /// A system call failed while writing the file or its directory; `errno` is its error number.
+        ///
+        /// When the operation is `"fsync directory"`, the change is in place but may not survive a power loss, and
+        /// a retry, in any process, flushes it.
         case writeFailed(operation: String, errno: Int32)
 
         /// The lock that serializes writers could not be taken; `errno` is the error number.
@@ -48,36 +61,24 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A store's `update` found no record with this identity.
         case recordNotFound(identity: String)
 
-        /// A write would have dropped keys, written by another version of the type, that this version does not
-        /// know, from records it changed: the changed value has no place for them (an object became something
-        /// else, or an array holding them changed, or an array or object this version read as another value
-        /// changed). `keyPaths` names them, for example `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for
-        /// a record whose stored keys cannot be read (a key holding a lone UTF-16 surrogate).
+        /// A write would have dropped keys written by another version of the type, which this one does not know, from
+        /// records it changed that have no place for them. Nothing was written.
         ///
-        /// Records that a write does not change keep their bytes, and a changed record keeps such keys wherever
-        /// its new encoding has the object that held them; only where it cannot is this thrown, and nothing is
-        /// written. The same holds for a record read through a migration from a `Codable` older type, for the keys
-        /// beyond that type's encoding; and for a file the write must encode whole (a byte order mark, a trailing
-        /// comma, UTF-16 or UTF-32, JSON5), when a record it keeps holds what the encoding of its value lacks.
+        /// `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for a record whose stored
+        /// keys cannot be read. See <doc:ModelEvolution> for where such keys are kept.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
-        /// The file holds `size` bytes, more than a load or save reads: `limit`, which is 1 GiB.
-        ///
-        /// Every value of the file would be held in memory several times over. A sparse file that only claims to
-        /// be this large is refused the same way. The file is left as it is.
+        /// The file holds `size` bytes, more than the `limit` of 1 GiB that a load or save reads, or is a sparse
+        /// file that claims to. The file is left as it is.
         case fileTooLarge(size: Int64, limit: Int64)
 
-        /// The file's name, `name`, is longer than `limit` bytes of UTF-8, leaving no room beside it for the
-        /// names of its temporaries and lock file in the file system's limit of 255 bytes.
-        ///
-        /// ``Persistible/fileName`` may be at most 200 bytes; the name of a store's file, or of the file a symbolic
-        /// link leads to, at most 205. Nothing was read or written.
+        /// The file's name, `name`, is longer than `limit` bytes of UTF-8 (200 for ``Persistible/fileName``, 205 for
+        /// a store's file or a link's target), leaving no room for the names of its temporary and lock file in the
+        /// file system's 255 bytes. Nothing was read or written.
         case fileNameTooLong(name: String, limit: Int)
 
-        /// Another writer held the file's lock for longer than the save may wait.
-        ///
-        /// `processID` is the process that holds it, where the system can tell (on Linux, from `/proc/locks`), and
-        /// may be this very process, when another thread of it holds the lock. Nothing was written.
+        /// Another writer held the file's lock for longer than the write may wait. Nothing was written. `processID` is
+        /// the holder where the system can tell (on Linux, from `/proc/locks`): another process or this one.
         case lockHeld(processID: Int32?)
     }
 
@@ -90,13 +91,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
     /// The name of the persisted type.
     public var typeName: String
 
-    /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type
-    /// said about the first record that none of them reads; `nil` when the file is not valid JSON, and for every
-    /// other reason.
+    /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type said
+    /// about the first record that none of them reads; `nil` for a file that is not valid JSON and for other reasons.
     ///
-    /// It tells a file written by another version of the model, which needs ``Persistible/archiveDefaults`` or
-    /// a migration, from a damaged one, which needs ``Persistible/salvageFile()`` or
-    /// ``Persistible/moveFileAside()``.
+    /// It tells a file written by another version of the model, which needs ``Persistible/archiveDefaults`` or a
+    /// migration, from a damaged one, which needs ``Persistible/salvageFile()`` or ``Persistible/moveFileAside()``.
     public var versionMismatch: VersionMismatch?
 
     /// Creates an error.
@@ -119,9 +118,8 @@ extension PersistenceError: CustomStringConvertible {
 }
 
 extension PersistenceError: LocalizedError {
-    /// What happened, and what became of the file, in words for the program's user: it names the file and where
-    /// in it a problem lies, but no API. This is the error's `localizedDescription`, what a command-line tool
-    /// prints.
+    /// What happened and what became of the file, in words for the program's user, naming the file but no API: the
+    /// error's `localizedDescription`, what a command-line tool prints.
     public var errorDescription: String? {
         let path = url.path
         switch reason {
@@ -229,7 +227,6 @@ extension PersistenceError: LocalizedError {
     private var place: String {
         url.isFileURL ? "'\(url.path)'" : "memory"
     }
-
 }
 
 // MARK: - Wording
@@ -237,15 +234,9 @@ extension PersistenceError: LocalizedError {
 extension PersistenceError {
     /// "an" before a name that starts with a vowel sound, else "a", by a rule simple enough to predict.
     ///
-    /// A name whose first two letters are capitals is read letter by letter, so the first letter's name decides:
-    /// "an HTTPRequest", "an SKU", "a URLRecord", "a UUIDMap". Otherwise a vowel letter takes "an" ("an Item",
-    /// "an Order", "an Umbrella", "an Update"), except where it sounds like "you" or "w": "Eu" ("a EuropeanPlug"),
-    /// "One" ("a OneTimeCode"), and "U" followed by one consonant and a vowel ("a User", "a Unit", "a Usage",
-    /// "a Utility"), though not "Un" followed by a vowel other than "i" ("an Unordered", "an Unused").
-    ///
-    /// It still gets some names wrong: a silent "h" ("a Hour", "a Heir", "a Honor"), "U" words that break the
-    /// pattern ("a Unanimous", "a Urethane" are right, "a Unable" is not), "One" words said "on" ("a Onerous"), and
-    /// initialisms said as a word ("an SQLRow" for "sequel", "an NASAMission").
+    /// Two leading capitals are read letter by letter ("an HTTPRequest", "a URLRecord"); otherwise a vowel takes "an",
+    /// except "Eu", "One" and "U" before one consonant and a vowel ("a User"; but "an Unused"). It owns up to its
+    /// misses: a silent "h" ("a Hour"), "a Unable", "a Onerous", "an SQLRow".
     static func article(for name: String) -> String {
         let letters = Array(name)
         guard let first = letters.first else { return "a" }
