@@ -6,16 +6,18 @@ import Foundation
 /// Read when a file is decoded, not when an archive is made: most operations decode nothing (a load of an unchanged
 /// file costs a `stat`), and should not pay for building migrations they never use.
 struct ArchiveEvolution<Value: Codable>: Sendable {
-    private let source: (any EvolutionSource<Value>)?
+    private let declarations: (@Sendable () -> Declarations)?
     /// The encoding of the default value a settings call was given: it fills what a record still lacks after the
     /// declared defaults, one key at a time as the decoder asks for it.
     private(set) var fallback: Data?
 
-    static var none: Self { Self(source: nil) }
-
-    private init(source: (any EvolutionSource<Value>)?) {
-        self.source = source
+    fileprivate struct Declarations {
+        var defaults: (any Encodable)?
+        var migrations: [ArchiveMigration<Value>]
+        var skipsUnreadable: Bool
     }
+
+    static var none: Self { Self(declarations: nil) }
 
     func filling(from encoding: Data) -> Self {
         var filling = self
@@ -23,53 +25,43 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
         return filling
     }
 
-    var migrations: [ArchiveMigration<Value>] { source?.migrations ?? [] }
+    var migrations: [ArchiveMigration<Value>] { declarations?().migrations ?? [] }
 
     var isEmpty: Bool {
-        fallback == nil && (source.map { !$0.hasDefaults && $0.migrations.isEmpty } ?? true)
+        guard fallback == nil, let declared = declarations?() else { return fallback == nil }
+        return declared.defaults == nil && declared.migrations.isEmpty
     }
 
-    var skipsUnreadable: Bool { source?.skipsUnreadable ?? false }
+    var skipsUnreadable: Bool { declarations?().skipsUnreadable ?? false }
 
     func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
-        try source?.encodedDefaults(with: encoder)
+        try declarations?().defaults.map { try encoder.encode($0) }
     }
 
     /// What `type` declares when it is ``Persistible``, looked up at run time so that a store made by generic code,
     /// which knows the type only as `Codable & Hashable`, honors the type's choice too.
     static func declared(by type: Value.Type) -> Self {
         guard let persistible = type as? any Persistible.Type else { return .none }
-        return Self(source: source(persistible))
+        return declared(persistible)
     }
 
-    private static func source<Declaring: Persistible>(_ type: Declaring.Type) -> (any EvolutionSource<Value>)? {
-        DeclaredEvolution<Declaring>() as? any EvolutionSource<Value>
+    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+        Self(declarations: Declared<Declaring, Value>().read)
     }
 }
 
 extension ArchiveEvolution where Value: Persistible {
-    static var declared: Self { Self(source: DeclaredEvolution<Value>()) }
+    static var declared: Self { declared(Value.self) }
 }
 
-/// A type rather than closures, so that no metatype is captured.
-protocol EvolutionSource<Value>: Sendable {
-    associatedtype Value
-    var hasDefaults: Bool { get }
-    var migrations: [ArchiveMigration<Value>] { get }
-    var skipsUnreadable: Bool { get }
-    func encodedDefaults(with encoder: JSONEncoder) throws -> Data?
-}
-
-private struct DeclaredEvolution<Declaring: Persistible>: EvolutionSource {
-    var hasDefaults: Bool { Declaring.archiveDefaults != nil }
-
-    var migrations: [ArchiveMigration<Declaring>] { Declaring.archiveMigrations }
-
-    var skipsUnreadable: Bool { Declaring.archiveSkipsUnreadableRecords }
-
-    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
-        guard let defaults = Declaring.archiveDefaults as? any Encodable else { return nil }
-        return try encoder.encode(defaults)
+/// A generic type rather than a closure, so that no metatype is captured.
+private struct Declared<Declaring: Persistible, Value: Codable>: Sendable {
+    @Sendable func read() -> ArchiveEvolution<Value>.Declarations {
+        ArchiveEvolution<Value>.Declarations(
+            defaults: Declaring.archiveDefaults.flatMap { $0 as? any Encodable },
+            migrations: Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? [],
+            skipsUnreadable: Declaring.archiveSkipsUnreadableRecords
+        )
     }
 }
 

@@ -3,10 +3,8 @@ import Foundation
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
 /// convert them.
 ///
-/// List one for each earlier version in ``Persistible/archiveMigrations``. Records are decoded as the current type
-/// first, then as each migration's type in the declared order; loads migrate in memory, and the next write stores
-/// the records in the current format. See <doc:ModelEvolution> for the order against defaults and for what a write
-/// keeps of a migrated record.
+/// List one for each earlier version in ``Persistible/archiveMigrations``; <doc:ModelEvolution> says in which order
+/// they are tried and what a write keeps of a migrated record.
 ///
 /// ```swift
 /// enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
@@ -34,9 +32,9 @@ public struct ArchiveMigration<Value>: Sendable {
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
-    /// An old type that is only `Decodable` cannot say which keys of a record it knows, so a key that a newer
-    /// version added inside a nested object of such a record is dropped when the record is next written (see
-    /// <doc:ModelEvolution>, Limits). Make the frozen copy `Codable` to keep it.
+    /// An old type that is only `Decodable` cannot say which keys of a record it knows: a key that a newer version
+    /// added inside a nested object of such a record is dropped when the record is next written. Make the frozen
+    /// copy `Codable` to keep it (see <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -53,8 +51,8 @@ public struct ArchiveMigration<Value>: Sendable {
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it, and that keeps
     /// the keys of the record the old type does not know.
     ///
-    /// The keys a migrated record holds beyond the old type's encoding of the value read from it, at every depth,
-    /// are carried into the record's new encoding when the file is next written; the old type's own keys are not.
+    /// When the file is next written, the record is stored in the current format with the keys it holds beyond the
+    /// old type's encoding of the value read from it, at every depth.
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -73,14 +71,8 @@ public struct ArchiveMigration<Value>: Sendable {
     /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
     ///
     /// ```swift
-    /// extension V2 {
-    ///     static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
-    /// }
-    ///
-    /// extension V3 {
-    ///     static var archiveMigrations: [ArchiveMigration<V3>] {
-    ///         [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
-    ///     }
+    /// static var archiveMigrations: [ArchiveMigration<V3>] {
+    ///     [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
     /// }
     /// ```
     ///
@@ -112,11 +104,9 @@ private struct Step<Old: Decodable, Value>: Sendable {
 // MARK: - Migrated records
 
 extension Archive {
-    /// A migrated record's stored form in the current format: the encoding of the value migrated from `record`,
-    /// with the keys `record` holds beyond the old type's encoding of what it read. A write compares this form with
-    /// the encoding of the value read, as it compares a current record's stored bytes.
+    /// A migrated record's stored form in the current format, with the keys it holds beyond the old type's encoding
+    /// of what it read: what a write compares with the encoding of the value read, as it does a record's bytes.
     ///
-    /// - Parameter position: The record's position in the file, for the error.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when no migration reads the record
     ///   any more or its keys have no place in the current format, and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.

@@ -28,15 +28,13 @@ extension Persistible where Self: Codable & Hashable {
     /// The records of the file that no version of the type reads, which loads skip and writes keep as they are when
     /// the type returns `true` from ``archiveSkipsUnreadableRecords``.
     ///
-    /// Each says where it stands in the file's array, what each version said about it, and holds its bytes as
+    /// Each says where it stands in the file's array and what each version said about it, and holds its bytes as
     /// stored: enough to tell the user that records written by a newer version are kept. Asking costs nothing when
     /// every record reads.
     ///
     /// ```swift
     /// let kept = try Todo.unreadableRecords()
-    /// if !kept.isEmpty {
-    ///     banner = "\(kept.count) written by a newer version of the app, kept as they are"
-    /// }
+    /// if !kept.isEmpty { banner = "\(kept.count) written by a newer version of the app, kept as they are" }
     /// ```
     ///
     /// - Returns: The records no version reads, in stored order; none when there is no file.
@@ -154,9 +152,7 @@ extension Archive {
                 let why = decodes ? "moved-aside" : "unreadable"
                 let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
                 let directory = (file.path as NSString).deletingLastPathComponent
-                let formatter = ISO8601DateFormatter()
-                formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
-                let when = formatter.string(from: date)
+                let when = date.formatted(.iso8601.dateSeparator(.omitted).timeSeparator(.omitted))
                 let names = (1...).lazy.map { attempt in
                     "\(directory)/\(stem).\(why)-\(when)\(attempt == 1 ? "" : "-\(attempt)").json"
                 }

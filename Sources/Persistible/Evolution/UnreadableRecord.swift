@@ -72,10 +72,8 @@ extension SalvagedRecords: Equatable where Value: Equatable {}
 /// when the file is not valid JSON at all (see <doc:ModelEvolution>):
 ///
 /// ```swift
-/// catch let error as PersistenceError {
-///     if let mismatch = error.versionMismatch {
-///         print("Record \(mismatch.record ?? 0): \(mismatch.attempts.map(\.detail))")
-///     }
+/// if let mismatch = (error as? PersistenceError)?.versionMismatch {
+///     print("Record \(mismatch.record ?? 0): \(mismatch.attempts.map(\.detail))")
 /// }
 /// ```
 public struct VersionMismatch: Sendable, Hashable {
