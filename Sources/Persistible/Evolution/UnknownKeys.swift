@@ -1,10 +1,8 @@
 import Foundation
 
 /// What a stored record holds beyond the encoding of the value read from it (keys its type does not know, and values
-/// it read as other values), and how to carry that into the record's new encoding.
-///
-/// Any value whose encoding stands for what the record was read as works, not only one decoded from it: a stored
-/// form converted to another model and back too.
+/// it read as other values), and how to carry that into the record's new encoding. The value need not have been
+/// decoded from the record: a stored form converted to another model and back works too.
 struct UnknownKeys {
     /// A key to add to the object at `path` of the new encoding, with its stored value.
     struct Member {
@@ -36,16 +34,13 @@ struct UnknownKeys {
 
     private init() {}
 
-    /// What `stored`, in `storedBytes`, holds that `known`, in `knownBytes`, lacks or holds otherwise, at every depth.
-    ///
-    /// - Parameter keys: How the decoder reads keys: a stored key it reads as a key of `known` is that key.
+    /// What `stored`, in `storedBytes`, holds that `known`, in `knownBytes`, lacks or holds otherwise, at every depth;
+    /// a stored key that `keys` reads as a key of `known` is that key.
     init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
         collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
-    /// - Parameters:
-    ///   - path: Where `known` is, as its encoding spells the keys.
-    ///   - read: The same keys as the decoder reads them.
+    /// `path` is where `known` is, as its encoding spells the keys; `read`, the same keys as the decoder reads them.
     private mutating func collect(
         _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
         keys: KeyReading
@@ -158,11 +153,8 @@ struct UnknownKeys {
 
 extension Archive {
     /// Throws unless encoding `records` whole, in place of the file whose bytes are `stored`, keeps everything that the
-    /// stored records it keeps held: for a file whose records cannot be found in its bytes (UTF-16 or UTF-32, a
-    /// trailing comma, JSON5), so that none of its bytes can be kept.
-    ///
-    /// Each stored record the write keeps, changed or not, is compared with the encoding of the value read from it,
-    /// as ``UnknownKeys`` compares them. Layout and JSON5 comments are neither compared nor kept.
+    /// stored records it keeps held, as ``UnknownKeys`` compares them: for a file whose records cannot be found in its
+    /// bytes (UTF-16 or UTF-32, a trailing comma, JSON5), so that none of its bytes can be kept.
     ///
     /// - Parameters:
     ///   - isSingleValue: Whether the file holds one value rather than an array.
