@@ -78,7 +78,7 @@ struct DefaultsObject {
         var key: Data
         /// The key unescaped, as the decoder's strategy takes it.
         var name: String
-        /// `"key":value`, to insert.
+        /// `"key":value` as the encoder wrote it, to insert.
         var text: Data
         /// The value's own members, when it is an object: filled in a record's object under the same key.
         var child: DefaultsObject?
@@ -204,7 +204,7 @@ struct DefaultsObject {
                 shift += added
             }
         }
-        guard !filled.isEmpty, let result = bytes.replacing(insertions) else { return (bytes, ranges, IndexSet()) }
+        guard !filled.isEmpty, let result = bytes.applying(insertions) else { return (bytes, ranges, IndexSet()) }
         return (result, newRanges, filled)
     }
 }
@@ -212,7 +212,7 @@ struct DefaultsObject {
 extension Data {
     /// These bytes with each range, counted from the first byte, replaced by its text; `nil` if the ranges are not
     /// in increasing order or overlap.
-    func replacing(_ edits: [(range: Range<Int>, text: Data)]) -> Data? {
+    func applying(_ edits: [(range: Range<Int>, text: Data)]) -> Data? {
         var result = Data(capacity: count + edits.reduce(0) { $0 + $1.text.count })
         var copied = 0
         for edit in edits {

@@ -137,7 +137,7 @@ struct UnknownKeys {
         edits += intoEmptyObjects.map { (offset, text) in (offset..<offset, text) }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard let result = encoding.replacing(edits), JSONTree.parse(result) != nil else { return nil }
+        guard let result = encoding.applying(edits), JSONTree.parse(result) != nil else { return nil }
         return result
     }
 
