@@ -1,223 +1,177 @@
 import Foundation
 
-/// What a type declares about its earlier versions: the defaults for keys a record lacks and the migrations from
-/// older types, as an archive applies them while decoding.
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
+/// as an archive applies it while decoding.
 ///
-/// The declarations are read when a file is decoded, not when an archive is made: most operations decode nothing
-/// (a load of an unchanged file costs a `stat`), and they should not pay for building migrations they never use.
+/// Read when a file is decoded, not when an archive is made: most operations decode nothing (a load of an unchanged
+/// file costs a `stat`), and should not pay for building migrations they never use.
 struct ArchiveEvolution<Value: Codable>: Sendable {
-    private let source: (any EvolutionSource<Value>)?
-    /// The encoding of a value that fills what a record still lacks after the declared defaults, one key at a time
-    /// as the decoder asks for it: the default value a settings call was given.
+    private let declarations: (@Sendable () -> Declarations)?
+    /// The encoding of the default value a settings call was given: it fills what a record still lacks after the
+    /// declared defaults, one key at a time as the decoder asks for it.
     private(set) var fallback: Data?
 
-    static var none: Self { Self(source: nil) }
-
-    private init(source: (any EvolutionSource<Value>)?) {
-        self.source = source
+    fileprivate struct Declarations {
+        var defaults: (any Encodable)?
+        var migrations: [ArchiveMigration<Value>]
+        var skipsUnreadable: Bool
     }
 
-    /// These declarations, with what a record still lacks taken from `encoding`.
+    static var none: Self { Self(declarations: nil) }
+
     func filling(from encoding: Data) -> Self {
         var filling = self
         filling.fallback = encoding
         return filling
     }
 
-    /// The type's migrations, in the declared order.
-    var migrations: [ArchiveMigration<Value>] { source?.migrations ?? [] }
+    var migrations: [ArchiveMigration<Value>] { declarations?().migrations ?? [] }
 
-    /// Whether the type declares neither defaults nor migrations.
     var isEmpty: Bool {
-        guard fallback == nil else { return false }
-        guard let source else { return true }
-        return !source.hasDefaults && source.migrations.isEmpty
+        guard fallback == nil, let declared = declarations?() else { return fallback == nil }
+        return declared.defaults == nil && declared.migrations.isEmpty
     }
 
-    /// Whether reads skip the records of an array that no version reads, and writes keep them as stored (see
-    /// ``Persistible/archiveSkipsUnreadableRecords``).
-    var skipsUnreadable: Bool { source?.skipsUnreadable ?? false }
+    var skipsUnreadable: Bool { declarations?().skipsUnreadable ?? false }
 
-    /// The encoding of the type's defaults, or `nil` when it declares none.
     func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
-        try source?.encodedDefaults(with: encoder)
+        try declarations?().defaults.map { try encoder.encode($0) }
     }
 
-    /// What `type` declares, when it is ``Persistible``; nothing otherwise.
-    ///
-    /// Looked up at run time, so that a store made by generic code, which knows the type only as `Codable &
-    /// Hashable`, honors the type's own choice too.
+    /// What `type` declares when it is ``Persistible``, looked up at run time so that a store made by generic code,
+    /// which knows the type only as `Codable & Hashable`, honors the type's choice too.
     static func declared(by type: Value.Type) -> Self {
         guard let persistible = type as? any Persistible.Type else { return .none }
-        return Self(source: source(persistible))
+        return declared(persistible)
     }
 
-    private static func source<Declaring: Persistible>(_ type: Declaring.Type) -> (any EvolutionSource<Value>)? {
-        DeclaredEvolution<Declaring>() as? any EvolutionSource<Value>
+    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+        Self(declarations: Declared<Declaring, Value>().read)
     }
 }
 
 extension ArchiveEvolution where Value: Persistible {
-    /// What the type declares, known statically.
-    static var declared: Self { Self(source: DeclaredEvolution<Value>()) }
+    static var declared: Self { declared(Value.self) }
 }
 
-/// Where an archive's defaults and migrations come from; a type rather than closures, so that no metatype is
-/// captured.
-protocol EvolutionSource<Value>: Sendable {
-    associatedtype Value
-    var hasDefaults: Bool { get }
-    var migrations: [ArchiveMigration<Value>] { get }
-    var skipsUnreadable: Bool { get }
-    func encodedDefaults(with encoder: JSONEncoder) throws -> Data?
-}
-
-/// What a ``Persistible`` type declares, read each time it is needed.
-private struct DeclaredEvolution<Declaring: Persistible>: EvolutionSource {
-    var hasDefaults: Bool { Declaring.archiveDefaults != nil }
-
-    var migrations: [ArchiveMigration<Declaring>] { Declaring.archiveMigrations }
-
-    var skipsUnreadable: Bool { Declaring.archiveSkipsUnreadableRecords }
-
-    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
-        guard let defaults = Declaring.archiveDefaults as? any Encodable else { return nil }
-        return try encoder.encode(defaults)
+/// A generic type rather than a closure, so that no metatype is captured.
+private struct Declared<Declaring: Persistible, Value: Codable>: Sendable {
+    @Sendable func read() -> ArchiveEvolution<Value>.Declarations {
+        ArchiveEvolution<Value>.Declarations(
+            defaults: Declaring.archiveDefaults.flatMap { $0 as? any Encodable },
+            migrations: Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? [],
+            skipsUnreadable: Declaring.archiveSkipsUnreadableRecords
+        )
     }
 }
 
 // MARK: - Defaults
 
 /// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them.
+///
+/// A record's keys are matched as bytes, which is all that most records pay. A key counts as held under any spelling
+/// the decoder reads as that key (see ``KeyReading``); those are unescaped and compared only where another spelling
+/// is possible: the decoder converts keys, or a key is escaped or not ASCII.
 struct DefaultsObject {
     struct Member {
         /// The key as the encoder wrote it, inside the quotes.
         var key: Data
         /// The key unescaped, as the decoder's strategy takes it.
         var name: String
-        /// `"key":value`, to insert.
+        /// `"key":value` as the encoder wrote it, to insert.
         var text: Data
         /// The value's own members, when it is an object: filled in a record's object under the same key.
         var child: DefaultsObject?
     }
 
     var members: [Member]
-    /// How the decoder reads keys: a record may hold a key under another spelling than the encoder's.
     let keys: KeyReading
-    /// Whether a stored key of plain ASCII may be one of these keys without the same bytes: the decoder converts
-    /// keys, or one of these is escaped or not ASCII.
     private let matchesOtherSpellings: Bool
 
     /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     init?(encoding: Data, keys: KeyReading) {
         guard let tree = JSONTree.parse(encoding) else { return nil }
-        self.init(encoding, tree, keys: keys)
+        self.init(tree, in: encoding, keys: keys)
     }
 
-    private init?(_ encoding: Data, _ tree: JSONTree, keys: KeyReading) {
+    private init?(_ tree: JSONTree, in encoding: Data, keys: KeyReading) {
         guard case .object(let members, _) = tree else { return nil }
         self.keys = keys
-        matchesOtherSpellings = !keys.readsAsSpelled || members.contains { member in
-            encoding[offsets: member.keyRange].contains(where: Self.mayBeSpelledOtherwise)
-        }
         self.members = members.map { member in
-            let key = encoding[offsets: member.keyRange]
-            var text = Data("\"".utf8)
-            text.append(key)
-            text.append(contentsOf: Array("\":".utf8))
-            text.append(encoding[offsets: member.value.range])
-            return Member(
-                key: Data(key), name: member.key, text: text, child: DefaultsObject(encoding, member.value, keys: keys)
+            Member(
+                key: Data(encoding[offsets: member.keyRange]), name: member.key,
+                text: Data(encoding[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound]),
+                child: DefaultsObject(member.value, in: encoding, keys: keys)
             )
         }
+        matchesOtherSpellings = !keys.readsAsSpelled
+            || self.members.contains { $0.key.contains(where: Self.mayBeSpelledOtherwise) }
     }
 
-    /// Where to insert what the object at `range` of `buffer` lacks, at every depth: each as an offset into
-    /// `buffer` and the bytes to insert there, appended to `insertions` in increasing order of offset.
-    ///
-    /// A key counts as held when the record holds it under any spelling the decoder reads as that key.
-    ///
-    /// - Parameter path: The keys above the object, as the type reads them.
-    /// - Returns: `false` if the bytes at `range` are not an object; nothing is added then.
+    /// Appends to `insertions`, in increasing order of offset, the members that the object at `range` of `buffer`
+    /// lacks, at every depth; nothing if the bytes there are not an object. `path` holds the keys above it, as read.
     func insertions(
         into buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String] = [],
-        _ insertions: inout [(offset: Int, text: Data)]
-    ) -> Bool {
-        var found = [JSONScanner.Member?](repeating: nil, count: members.count)
+        _ insertions: inout [(range: Range<Int>, text: Data)]
+    ) {
+        var found = [Bool](repeating: false, count: members.count)
+        var missing = members.count
         var count = 0
-        // Whether a stored key the bytes did not match may still be a default's key under another spelling.
-        var spelledOtherwise = matchesOtherSpellings
+        // Found members that hold defaults of their own, in stored order, which keeps the insertions in order.
+        var nested: [(child: DefaultsObject, name: String, value: Range<Int>)] = []
         let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
             count += 1
+            guard missing > 0 else { return }
             let key = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
-            for index in members.indices where found[index] == nil && members[index].key.count == key.count {
-                if members[index].key.withUnsafeBytes({ $0.elementsEqual(key) }) {
-                    found[index] = stored
-                    return
-                }
+            var match = members.indices.first { index in
+                !found[index] && members[index].key.count == key.count
+                    && members[index].key.withUnsafeBytes { $0.elementsEqual(key) }
             }
-            // A key of plain ASCII that the decoder reads as spelled is itself or nothing.
-            spelledOtherwise = spelledOtherwise || key.contains(where: Self.mayBeSpelledOtherwise)
+            // A key of plain ASCII that the decoder reads as spelled is itself or no other.
+            if match == nil, matchesOtherSpellings || key.contains(where: Self.mayBeSpelledOtherwise),
+                let name = JSONScanner.unescaped(key)
+            {
+                match = members.indices.first { !found[$0] && keys.same(name, members[$0].name, at: path) }
+            }
+            guard let match else { return }
+            found[match] = true
+            missing -= 1
+            if let child = members[match].child {
+                nested.append((child, members[match].name, stored.value.shifted(by: range.lowerBound)))
+            }
         }
-        guard isObject else { return false }
-        if spelledOtherwise, found.contains(where: { $0 == nil }) {
-            matchSpellings(in: buffer, at: range, path: path, &found)
-        }
-        var missing = Data()
-        for (index, member) in members.enumerated() where found[index] == nil {
-            if !missing.isEmpty { missing.append(UInt8(ascii: ",")) }
-            missing.append(member.text)
-        }
-        if !missing.isEmpty {
-            if count > 0 { missing.append(UInt8(ascii: ",")) }
+        guard isObject else { return }
+        if missing > 0 {
+            var text = Data()
+            for (index, member) in members.enumerated() where !found[index] {
+                if !text.isEmpty { text.append(UInt8(ascii: ",")) }
+                text.append(member.text)
+            }
+            if count > 0 { text.append(UInt8(ascii: ",")) }
             // Right after the opening brace, so that the offsets of everything below stay in order.
-            let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))!
-            insertions.append((brace + 1, missing))
+            let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))! + 1
+            insertions.append((brace..<brace, text))
         }
-        // Members are visited in stored order, so nested insertions come out in increasing order too.
-        let nested = members.indices.compactMap { index -> (JSONScanner.Member, DefaultsObject, String)? in
-            guard let stored = found[index], let child = members[index].child else { return nil }
-            return (stored.shifted(by: range.lowerBound), child, members[index].name)
-        }.sorted { $0.0.value.lowerBound < $1.0.value.lowerBound }
-        for (stored, child, name) in nested where buffer[stored.value.lowerBound] == UInt8(ascii: "{") {
+        for (child, name, value) in nested {
             // A decoder that reads keys as spelled needs no path, which would cost every record an array.
             let below = keys.readsAsSpelled ? path : path + [keys.read(name, at: path)]
-            _ = child.insertions(into: buffer, at: stored.value, path: below, &insertions)
+            child.insertions(into: buffer, at: value, path: below, &insertions)
         }
-        return true
     }
 
-    /// Whether a key holding `byte` may spell what other bytes spell too: an escape, or a character that has
-    /// other canonically equivalent forms.
+    /// Whether a key holding `byte` may spell what other bytes spell too: an escape, or a character that has other
+    /// canonically equivalent forms.
     private static func mayBeSpelledOtherwise(_ byte: UInt8) -> Bool {
         byte >= 0x80 || byte == UInt8(ascii: "\\")
     }
 
-    /// Finds, for each member `found` lacks, a stored key of the object at `range` that the decoder reads as it: a
-    /// second scan, paid only by records that lack a key as the encoder spells it.
-    private func matchSpellings(
-        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String], _ found: inout [JSONScanner.Member?]
-    ) {
-        let missing = members.indices.filter { found[$0] == nil }
-        _ = JSONScanner.forEachMember(in: buffer, at: range) { stored in
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
-            guard let key = JSONScanner.unescaped(bytes) else { return }
-            if let index = missing.first(where: { found[$0] == nil && keys.same(key, members[$0].name, at: path) }) {
-                found[index] = stored
-            }
-        }
-    }
-}
-
-extension DefaultsObject {
     /// `record` with these defaults filled, or `nil` when it lacks none of them.
     func filled(_ record: Data) -> Data? {
         let (bytes, _, filled) = fill(record, records: [0..<record.count])
         return filled.isEmpty ? nil : bytes
     }
 
-    /// Only the member at `path`, the keys as the type reads them, in the objects above it; `nil` if these
-    /// defaults hold nothing there.
+    /// Only the member at `path`, the keys as the type reads them; `nil` if these defaults hold nothing there.
     func only(at path: [String], under parents: [String] = []) -> DefaultsObject? {
         guard let key = path.first,
             var member = members.first(where: { keys.read($0.name, at: parents) == key })
@@ -237,37 +191,37 @@ extension DefaultsObject {
     /// which records gained a key.
     func fill(_ bytes: Data, records ranges: [Range<Int>]) -> (bytes: Data, ranges: [Range<Int>], filled: IndexSet) {
         var filled = IndexSet()
-        var insertions: [(offset: Int, text: Data)] = []
-        var recordInsertions: [Range<Int>] = []
+        var insertions: [(range: Range<Int>, text: Data)] = []
+        var newRanges: [Range<Int>] = []
+        var shift = 0
         bytes.withUnsafeBytes { buffer in
             for (index, range) in ranges.enumerated() {
                 let before = insertions.count
-                _ = self.insertions(into: buffer, at: range, &insertions)
-                recordInsertions.append(before..<insertions.count)
-                if insertions.count > before { filled.insert(index) }
+                self.insertions(into: buffer, at: range, &insertions)
+                let added = insertions[before...].reduce(0) { $0 + $1.text.count }
+                if added > 0 { filled.insert(index) }
+                newRanges.append((range.lowerBound + shift)..<(range.upperBound + shift + added))
+                shift += added
             }
         }
-        guard !filled.isEmpty else { return (bytes, ranges, filled) }
-        var result = Data()
-        result.reserveCapacity(bytes.count + insertions.reduce(0) { $0 + $1.text.count })
-        var newRanges: [Range<Int>] = []
-        newRanges.reserveCapacity(ranges.count)
-        var copied = 0
-        let base = bytes.startIndex
-        for (index, range) in ranges.enumerated() {
-            result.append(bytes[(base + copied)..<(base + range.lowerBound)])
-            copied = range.lowerBound
-            let start = result.count
-            for insertion in insertions[recordInsertions[index]] {
-                result.append(bytes[(base + copied)..<(base + insertion.offset)])
-                copied = insertion.offset
-                result.append(insertion.text)
-            }
-            result.append(bytes[(base + copied)..<(base + range.upperBound)])
-            copied = range.upperBound
-            newRanges.append(start..<result.count)
-        }
-        result.append(bytes[(base + copied)...])
+        guard !filled.isEmpty, let result = bytes.applying(insertions) else { return (bytes, ranges, IndexSet()) }
         return (result, newRanges, filled)
+    }
+}
+
+extension Data {
+    /// These bytes with each range, counted from the first byte, replaced by its text; `nil` if the ranges are not
+    /// in increasing order or overlap.
+    func applying(_ edits: [(range: Range<Int>, text: Data)]) -> Data? {
+        var result = Data(capacity: count + edits.reduce(0) { $0 + $1.text.count })
+        var copied = 0
+        for edit in edits {
+            guard edit.range.lowerBound >= copied else { return nil }
+            result.append(self[offsets: copied..<edit.range.lowerBound])
+            result.append(edit.text)
+            copied = edit.range.upperBound
+        }
+        result.append(self[offsets: copied..<count])
+        return result
     }
 }

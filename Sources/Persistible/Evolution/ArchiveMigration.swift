@@ -3,15 +3,8 @@ import Foundation
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
 /// convert them.
 ///
-/// Declare one for each earlier version in ``Persistible/archiveMigrations``, newest first. Each record of a file
-/// is decoded as the current type first, then as each earlier version in the declared order, so a file that mixes
-/// versions loads; a record that lacks a key of ``Persistible/archiveDefaults`` is decoded as each earlier version
-/// before the defaults fill it. Loads migrate in memory and write nothing; the next write of the file stores every
-/// record in the current format.
-///
-/// Make the frozen copy `Codable`, not only `Decodable`: a write can then tell which keys of a migrated record the
-/// old type knows (its own encoding of the value it read) and carry the others, such as keys a newer version
-/// added, into the record's new encoding, or throw rather than drop them.
+/// List one for each earlier version in ``Persistible/archiveMigrations``; <doc:ModelEvolution> says in which order
+/// they are tried and what a write keeps of a migrated record.
 ///
 /// ```swift
 /// enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
@@ -23,84 +16,48 @@ import Foundation
 /// }
 /// ```
 ///
-/// A chain of versions reuses each step instead of repeating it: with `V2`'s own migration from `V1` declared
-/// once, `V3` converts `V2` and composes that migration with ``then(_:)``:
-///
-/// ```swift
-/// extension V2 {
-///     static let fromV1 = ArchiveMigration<V2>.from(V1.self) { V2(v1: $0) }
-/// }
-///
-/// extension V3 {
-///     static var archiveMigrations: [ArchiveMigration<V3>] {
-///         [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
-///     }
-/// }
-/// ```
-///
 /// **An `ArchiveMigration` can be used from any thread**: its conversion is a `@Sendable` closure.
 public struct ArchiveMigration<Value>: Sendable {
     /// The name of the type the records are decoded as.
     public let sourceTypeName: String
-    private let step: any MigrationStep<Value>
 
-    private init(sourceTypeName: String, step: any MigrationStep<Value>) {
-        self.sourceTypeName = sourceTypeName
-        self.step = step
-    }
+    /// Decodes a record as the old type and converts it, with a way to encode the old value it read (what the old
+    /// type knows of the record), or `nil` when the old type is only `Decodable`.
+    let decodeKeepingOld: @Sendable (Data, JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?)
 
     /// Decodes a record as the old type and converts it.
     func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> Value {
-        try step.decode(bytes, decoder).value
-    }
-
-    /// Decodes a record as the old type and converts it, and gives a way to encode the old value it read, which
-    /// tells what the old type knows of the record; `nil` when the old type is only `Decodable`.
-    func decodeKeepingOld(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
-        try step.decode(bytes, decoder)
+        try decodeKeepingOld(bytes, decoder).value
     }
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
-    /// An old type that is only `Decodable` cannot say which keys of a record it knows. The next write of a record
-    /// it read probes the top-level keys the current format lacks: one without which the record still migrates to
-    /// the same value is kept, others are dropped. A key a newer version added inside a nested object is dropped.
-    /// Make the frozen copy `Codable` to keep such keys at every depth: the `Codable` overload of this method does.
-    ///
-    /// ```swift
-    /// .from(TaskV1.Task.self) { old in Task(title: old.title, state: old.done ? .done : .open) }
-    /// ```
+    /// An old type that is only `Decodable` cannot say which keys of a record it knows: a key that a newer version
+    /// added inside a nested object of such a record is dropped when the record is next written. Make the frozen
+    /// copy `Codable` to keep it (see <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
     ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
-    ///     migration cannot read, and the error says so; nothing is written.
+    ///     migration cannot read, and the error says what it threw.
     /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
     public static func from<Old: Decodable>(
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
-        ArchiveMigration(sourceTypeName: String(reflecting: oldType), step: DecodeStep(convert: convert))
+        ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
     }
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it, and that keeps
     /// the keys of the record the old type does not know.
     ///
-    /// The keys a migrated record holds beyond the old type's encoding of the value read from it, at every depth
-    /// (keys a newer version added to a record in the old format), are carried into the record's new encoding at
-    /// the same paths when the file is next written. Keys the old type knows, such as a renamed field's old name,
-    /// are dropped: the record is stored in the current format.
-    ///
-    /// ```swift
-    /// enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
-    ///
-    /// .from(TaskV1.Task.self) { old in Task(title: old.title, state: old.done ? .done : .open) }
-    /// ```
+    /// When the file is next written, the record is stored in the current format with the keys it holds beyond the
+    /// old type's encoding of the value read from it, at every depth.
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
     ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
-    ///     migration cannot read, and the error says so; nothing is written.
+    ///     migration cannot read, and the error says what it threw.
     /// - Returns: The migration, to list in ``Persistible/archiveMigrations``. A write of a record it read throws
     ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` and writes nothing when a key the old type
     ///   does not know has no place in the record's new encoding.
@@ -108,58 +65,87 @@ public struct ArchiveMigration<Value>: Sendable {
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
-        ArchiveMigration(sourceTypeName: String(reflecting: oldType), step: CodableStep(convert: convert))
+        ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions reuses each step.
+    /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
     ///
     /// ```swift
-    /// let fromV1ToV3 = V2.fromV1.then { v2 in V3(v2: v2) }
+    /// static var archiveMigrations: [ArchiveMigration<V3>] {
+    ///     [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
+    /// }
     /// ```
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values; it keeps the keys
     ///   the old type does not know when this one does.
     public func then<Next>(_ convert: @escaping @Sendable (Value) throws -> Next) -> ArchiveMigration<Next> {
-        ArchiveMigration<Next>(sourceTypeName: sourceTypeName, step: ThenStep(base: step, convert: convert))
+        ArchiveMigration<Next>(sourceTypeName: sourceTypeName) { [decodeKeepingOld] bytes, decoder in
+            let (value, encodeOld) = try decodeKeepingOld(bytes, decoder)
+            return (try convert(value), encodeOld)
+        }
     }
 }
 
 /// Encodes the old value a migration read, with the file's encoder: what the old type knows of the record.
 typealias OldEncoding = (JSONEncoder) throws -> Data
 
-// The steps are types rather than closures: a closure that decoded `Old` would capture its metatype, which is not
-// known to be `Sendable`; a generic type's parameter is part of the type instead.
-
-private protocol MigrationStep<Value>: Sendable {
-    associatedtype Value
-    /// The converted value, and a way to encode the old value when the old type can.
-    func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?)
-}
-
-private struct DecodeStep<Old: Decodable, Value>: MigrationStep {
+/// A generic type rather than a closure: a closure that decoded `Old` would capture its metatype, which is not known
+/// to be `Sendable`.
+private struct Step<Old: Decodable, Value>: Sendable {
     let convert: @Sendable (Old) throws -> Value
 
-    func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
-        (try convert(decoder.decode(Old.self, from: bytes)), nil)
-    }
-}
-
-private struct CodableStep<Old: Codable, Value>: MigrationStep {
-    let convert: @Sendable (Old) throws -> Value
-
-    func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
+    @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
         let old = try decoder.decode(Old.self, from: bytes)
-        return (try convert(old), { encoder in try encoder.encode(old) })
+        return (try convert(old), (old as? any Encodable).map { old in { encoder in try encoder.encode(old) } })
     }
 }
 
-private struct ThenStep<Previous, Value>: MigrationStep {
-    let base: any MigrationStep<Previous>
-    let convert: @Sendable (Previous) throws -> Value
+// MARK: - Migrated records
 
-    func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
-        let (previous, encodeOld) = try base.decode(bytes, decoder)
-        return (try convert(previous), encodeOld)
+extension Archive {
+    /// A migrated record's stored form in the current format, with the keys it holds beyond the old type's encoding
+    /// of what it read: what a write compares with the encoding of the value read, as it does a record's bytes.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when no migration reads the record
+    ///   any more or its keys have no place in the current format, and
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
+    func currentForm(ofMigrated record: Data, at position: Int) throws(PersistenceError) -> Data {
+        let record = Data(record)
+        for migration in evolution.migrations {
+            guard let (value, encodeOld) = try? migration.decodeKeepingOld(record, decoder) else { continue }
+            let current = try encode(value)
+            guard let encodeOld else {
+                return try probedForm(of: record, decodedBy: migration, into: current, value: value, at: position)
+            }
+            let old: Data
+            do {
+                old = try encodeOld(encoder)
+            } catch {
+                throw failure(.encodingFailed(detail: String(describing: error)))
+            }
+            return try carrying(from: record, beyond: old, into: current, at: position)
+        }
+        throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
+    }
+
+    /// `current` with the top-level keys of `record` that an old type which is only `Decodable` did not read: those
+    /// the current encoding lacks and without which the record still migrates to `value`. One decode per such key,
+    /// paid once by the write that stores the record anew; nested keys are not probed.
+    private func probedForm(
+        of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
+        at position: Int
+    ) throws(PersistenceError) -> Data {
+        guard let object = JSONTree.parse(record), case .object(let members, _) = object,
+            let currentObject = JSONTree.parse(current), case .object = currentObject
+        else { return current }
+        let unread = Set(members.map(\.key)).filter { key in
+            currentObject.member(key) == nil
+                && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
+        }
+        guard !unread.isEmpty else { return current }
+        return try carrying(
+            from: record, beyond: object.object(in: record, without: unread), into: current, at: position
+        )
     }
 }

@@ -5,16 +5,10 @@ import Foundation
 extension Persistible where Self: Codable & Hashable {
     /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// Each record is decoded as ``load()`` decodes it, after ``archiveDefaults`` and ``archiveMigrations``. A
-    /// record that no version reads is returned in ``SalvagedRecords/unreadable`` with its position, where decoding
-    /// stopped, what each version said, and its bytes exactly as stored. Where the file is damaged or cut short,
-    /// reading resumes at the next whole record: the bytes up to it are one unreadable record, with their
-    /// ``UnreadableRecord/byteRange`` and the line, column and byte where they stop being JSON. So one damaged
-    /// record of N gives the other N − 1 values, and a file cut at any byte gives every record complete before the
-    /// cut. A value is only ever decoded from bytes that form a whole record.
-    ///
-    /// Nothing happens to the file: to start afresh without losing a byte, call ``moveFileAside()`` and save the
-    /// salvaged values.
+    /// Records are decoded as ``load()`` decodes them, with ``archiveDefaults`` and ``archiveMigrations``. Where the
+    /// file is damaged or cut short, reading resumes at the next whole record, so one damaged record of N gives the
+    /// other N − 1 values; a value is only ever decoded from bytes that form a whole record. To start afresh without
+    /// losing a byte, call ``moveFileAside()`` and save the salvaged values (see <doc:ModelEvolution>).
     ///
     /// ```swift
     /// let salvaged = try Task.salvageFile()
@@ -23,7 +17,7 @@ extension Persistible where Self: Codable & Hashable {
     /// print("Kept \(salvaged.values.count); the rest is in \(aside.path)")
     /// ```
     ///
-    /// - Returns: The readable values, in stored order, and the unreadable records.
+    /// - Returns: The readable values, in stored order, and the unreadable records with their bytes as stored.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it, and
     ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
@@ -31,21 +25,16 @@ extension Persistible where Self: Codable & Hashable {
         try archive().salvage()
     }
 
-    /// The records of the file that no version of the type reads, which loads skip and writes keep as they are,
-    /// when the type returns `true` from ``archiveSkipsUnreadableRecords``.
+    /// The records of the file that no version of the type reads, which loads skip and writes keep as they are when
+    /// the type returns `true` from ``archiveSkipsUnreadableRecords``.
     ///
-    /// Each says where the record stands in the file's array, where decoding stopped, what the type and each of
-    /// ``archiveMigrations`` said about it, and holds its bytes exactly as stored: enough for an app to tell its
-    /// user that records written by a newer version are kept, and for a support request to show why. The file is
-    /// read as it is now, from memory when it has not changed since the last operation; the records are decoded
-    /// again only when there are some, so asking costs nothing when every record reads.
+    /// Each says where it stands in the file's array and what each version said about it, and holds its bytes as
+    /// stored: enough to tell the user that records written by a newer version are kept. Asking costs nothing when
+    /// every record reads.
     ///
     /// ```swift
-    /// let todos = try Todo.loadListFromFile()
     /// let kept = try Todo.unreadableRecords()
-    /// if !kept.isEmpty {
-    ///     banner = "\(kept.count) written by a newer version of the app, kept as they are"
-    /// }
+    /// if !kept.isEmpty { banner = "\(kept.count) written by a newer version of the app, kept as they are" }
     /// ```
     ///
     /// - Returns: The records no version reads, in stored order; none when there is no file.
@@ -59,12 +48,10 @@ extension Persistible where Self: Codable & Hashable {
     /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
     /// went.
     ///
-    /// The new name is the file's with `.unreadable-<time>` (when the file does not decode, or cannot be read at
-    /// all, being too large or not readable by this process; a rename needs only write access to the directory) or
-    /// `.moved-aside-<time>` before `.json`, the time in UTC, for example
-    /// `Task.unreadable-20261123T064002Z.json`. An existing file is never replaced: if the name is taken, `-2`,
-    /// `-3` and so on are added. The rename holds the lock every save takes, so it never happens in the middle of
-    /// another process's save, and with full durability the directory is flushed. The next save starts a new file.
+    /// The new name adds `.unreadable-<time>` (the file does not decode, or cannot be read at all) or
+    /// `.moved-aside-<time>` before `.json`, in UTC, as in `Task.unreadable-20261123T064002Z.json`, and `-2`, `-3`
+    /// and so on if that is taken: an existing file is never replaced. The rename holds the lock every save takes,
+    /// and with full durability the directory is flushed. The next save starts a new file.
     ///
     /// ```swift
     /// let aside = try Task.moveFileAside()
@@ -80,5 +67,100 @@ extension Persistible where Self: Codable & Hashable {
     @discardableResult
     public static func moveFileAside() throws -> URL {
         try archive().moveAside()
+    }
+}
+
+extension Archive {
+    func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
+        guard let (bytes, _) = try contents(atPath: path) else { throw failure(.fileNotFound) }
+        if let decoded = try? decode(bytes) {
+            return SalvagedRecords(
+                values: decoded.contents.values, unreadable: unreadableRecords(at: decoded.unreadable, in: bytes)
+            )
+        }
+        // A file that holds one value, and does not open an array, is that value; any other is read as an array,
+        // whose opening may be what is damaged.
+        let single = JSONScanner.valueRange(of: bytes).flatMap { range in
+            bytes[offsets: range].first == UInt8(ascii: "[") ? nil : range
+        }
+        let parts = single.map { [JSONScanner.ArrayPart.record($0)] } ?? JSONScanner.arrayParts(of: bytes)
+        let defaults = defaultsObject()
+        var salvaged = SalvagedRecords<Value>(values: [], unreadable: [])
+        for (index, part) in parts.enumerated() {
+            switch part {
+            case .record(let range):
+                switch decodeRecord(bytes, at: range, defaults: defaults, index: single == nil ? index : nil) {
+                case .success(let (value, _)):
+                    salvaged.values.append(value)
+                case .failure(let mismatch):
+                    let record = Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: range)
+                    salvaged.unreadable.append(record)
+                }
+            case .damaged(let range, let error):
+                salvaged.unreadable.append(UnreadableRecord(
+                    index: index, codingPath: "[\(index)]", message: error.description, bytes: bytes[offsets: range],
+                    byteRange: range
+                ))
+            }
+        }
+        return salvaged
+    }
+
+    /// The records at `positions` of the array in `bytes`, decoded again to say what each version said: reads that
+    /// skip them pay nothing until someone asks.
+    ///
+    /// - Parameter known: Where the records lie in `bytes`, when known.
+    func unreadableRecords(
+        at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
+    ) -> [UnreadableRecord] {
+        guard !positions.isEmpty, let ranges = known ?? JSONScanner.elementRanges(of: bytes) else { return [] }
+        let defaults = defaultsObject()
+        return positions.compactMap { index in
+            guard case .failure(let mismatch) = decodeRecord(bytes, at: ranges[index], defaults: defaults, index: index)
+            else { return nil }
+            return Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: ranges[index])
+        }
+    }
+
+    func unreadableRecords() throws(PersistenceError) -> [UnreadableRecord] {
+        guard let state = try read() else { return [] }
+        return unreadableRecords(at: state.unreadable, in: state.bytes, ranges: state.recordRanges)
+    }
+
+    private static func unreadableRecord(
+        _ mismatch: VersionMismatch, index: Int, bytes: Data, range: Range<Int>
+    ) -> UnreadableRecord {
+        let message = mismatch.attempts.map { attempt in
+            "As \(attempt.typeName)\(attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"): \(attempt.detail)"
+        }.joined(separator: " ")
+        return UnreadableRecord(
+            index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
+            bytes: bytes[offsets: range], byteRange: range
+        )
+    }
+
+    // MARK: - Move aside
+
+    func moveAside(at date: Date = Date()) throws -> URL {
+        do {
+            return try withWriteAccess(creatingDirectory: false) { file in
+                ArchiveCache.remove(path: path)
+                guard try file.kind() != nil else { throw failure(.fileNotFound) }
+                // Only a word for the name: a file too large, or not readable by this user, is still moved, since
+                // a rename needs nothing but write access to the directory.
+                let decodes = (try? contents(atPath: file.path))?.flatMap { try? decode($0.0) } != nil
+                let why = decodes ? "moved-aside" : "unreadable"
+                let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
+                let directory = (file.path as NSString).deletingLastPathComponent
+                let when = date.formatted(.iso8601.dateSeparator(.omitted).timeSeparator(.omitted))
+                let names = (1...).lazy.map { attempt in
+                    "\(directory)/\(stem).\(why)-\(when)\(attempt == 1 ? "" : "-\(attempt)").json"
+                }
+                let moved = try FileRename.renameWithoutReplacing(file.path, to: names, durability: durability)
+                return URL(fileURLWithPath: moved, isDirectory: false)
+            }
+        } catch let error as PersistenceError where error.isMissingDirectory {
+            throw failure(.fileNotFound)
+        }
     }
 }

@@ -1,10 +1,8 @@
 import Foundation
 
-/// The keys of a stored record that its type does not know, and the stored values it read as other values, and how
-/// to carry them into the record's new encoding.
-///
-/// Nothing here needs the value read to have been decoded from the stored record: any value whose encoding is
-/// compared with the stored bytes works, such as a stored form converted to another model and back.
+/// What a stored record holds beyond the encoding of the value read from it (keys its type does not know, and values
+/// it read as other values), and how to carry that into the record's new encoding. The value need not have been
+/// decoded from the record: a stored form converted to another model and back works too.
 struct UnknownKeys {
     /// A key to add to the object at `path` of the new encoding, with its stored value.
     struct Member {
@@ -13,18 +11,16 @@ struct UnknownKeys {
         var value: Range<Int>
     }
 
-    /// A value at `path` that differs from the encoding of the value read from it: a scalar read as another value
-    /// (a lenient decoding that reads a string it does not know as a fallback case, a number with fewer digits), an
-    /// array that holds unknown keys in its elements, or elements the type dropped or read as other values, or a
-    /// value of another kind than the type reads (an object read as a string). Kept whole, as stored, where the new
-    /// value leaves its encoding as it was read, since its parts cannot otherwise be matched with the stored ones.
+    /// A value at `path` that differs from the encoding of the value read from it: a scalar read as another value, an
+    /// array whose elements hold unknown keys or were dropped or read otherwise, or a value of another kind than the
+    /// type reads. Its parts cannot be matched with the new ones, so it is kept whole, where the new value leaves it
+    /// as read.
     struct WholeValue {
         var path: [String]
         var stored: JSONTree
         var known: Range<Int>
 
-        /// A scalar holds no key: a new value assigned in its place loses nothing the type does not know, so it
-        /// stands.
+        /// A scalar holds no key: a new value assigned in its place loses nothing the type does not know.
         var isScalar: Bool {
             if case .scalar = stored { return true }
             return false
@@ -38,21 +34,13 @@ struct UnknownKeys {
 
     private init() {}
 
-    /// What `stored` holds that `known`, the encoding of the value read from it, lacks or holds otherwise, at every
-    /// depth.
-    ///
-    /// - Parameters:
-    ///   - storedBytes: The bytes the `stored` ranges point into.
-    ///   - knownBytes: The bytes the `known` ranges point into.
-    ///   - keys: How the decoder reads keys: a stored key it reads as a key of `known` is that key, whatever its
-    ///     spelling, and gives way to it rather than being kept beside it.
+    /// What `stored`, in `storedBytes`, holds that `known`, in `knownBytes`, lacks or holds otherwise, at every depth;
+    /// a stored key that `keys` reads as a key of `known` is that key.
     init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
         collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
-    /// - Parameters:
-    ///   - path: Where `known` is, as its encoding spells the keys.
-    ///   - read: The same keys as the decoder reads them.
+    /// `path` is where `known` is, as its encoding spells the keys; `read`, the same keys as the decoder reads them.
     private mutating func collect(
         _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
         keys: KeyReading
@@ -73,35 +61,29 @@ struct UnknownKeys {
                 }
             }
         case (.array(let storedElements, _), .array(let knownElements, _)):
-            // Elements cannot be matched by key: one the type dropped (a lenient decoding that skips values it
-            // does not know) or read as another value leaves the stored array different from its re-encoding.
             var inside = UnknownKeys()
             var differs = storedElements.count != knownElements.count
             for (element, knownElement) in zip(storedElements, knownElements) where !differs {
                 inside.collect(element, knownElement, path: [], read: [], bytes: bytes, keys: keys)
                 differs = !inside.isEmpty
             }
-            if differs, JSONTree.sameInAnyOrder(storedElements, in: bytes.stored, knownElements, in: bytes.known) {
-                differs = false
-            }
-            if differs {
+            // A set's elements are encoded in an order that changes from process to process.
+            if differs, !JSONTree.sameInAnyOrder(storedElements, in: bytes.stored, knownElements, in: bytes.known) {
                 wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
         case (.scalar, .scalar) where stored.means(known, in: bytes.stored, bytes.known):
             break
         default:
-            // A scalar read as another value, or an object read as an array or a scalar, or the other way round.
             wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
         }
     }
 
-    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, for errors:
-    /// an array kept whole ends in `[]`. A scalar is not named, as a new value assigned in its place loses nothing;
-    /// the record itself is named when nothing else is.
+    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, an array kept
+    /// whole ending in `[]`; the record itself when nothing else is named.
     ///
-    /// - Parameter encodedWhole: Whether the record is encoded anew with none of its stored bytes kept, so that a
-    ///   scalar read as another value is lost too, and nothing at all when nothing is named. The paths are then in
-    ///   the order of their keys.
+    /// - Parameter encodedWhole: Whether the record is encoded anew with none of its stored bytes, so that a scalar
+    ///   read as another value is lost too (otherwise a new value assigned in its place loses nothing), and nothing
+    ///   is lost when nothing is named. The paths are then sorted.
     func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
         let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
             + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
@@ -111,20 +93,12 @@ struct UnknownKeys {
         return paths.isEmpty && !encodedWhole ? ["[\(record)]"] : paths
     }
 
-    /// The new encoding with these keys carried over from `storedBytes`, and each value kept whole put back as
-    /// stored where the new encoding holds it as it was read; `nil` where a key, or an array or object kept whole,
-    /// has no place in it.
+    /// `encoding`, a record's new encoding, with these keys carried over from `storedBytes` and each value kept
+    /// whole put back as stored where `encoding` holds it as read; `nil` where a key, or an array or object kept
+    /// whole, has no place. A scalar kept whole that the write assigned another value takes that value.
     ///
-    /// A scalar kept whole whose new encoding differs from the one read was assigned by the write: the new value
-    /// stands, as the write meant, and nothing the type does not know goes with the old one.
-    ///
-    /// - Parameters:
-    ///   - encoding: The record's new encoding.
-    ///   - knownBytes: The bytes the `known` ranges point into.
-    ///   - prettyPrinted: Whether to indent what is inserted as the encoder does.
-    func carried(
-        into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool
-    ) -> Data? {
+    /// - Parameter prettyPrinted: Whether to write `" : "` between a key and its value, as the encoder does.
+    func carried(into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool) -> Data? {
         guard let tree = JSONTree.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
@@ -145,6 +119,7 @@ struct UnknownKeys {
             var text = Data(StrictJSON.quoted(member.key).utf8)
             text.append(Data((prettyPrinted ? " : " : ":").utf8))
             text.append(storedBytes[offsets: member.value])
+            // In the order of the keys, indented as the member it goes beside.
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
                 text.append(UInt8(ascii: ","))
@@ -152,33 +127,17 @@ struct UnknownKeys {
                 edits.append((quote..<quote, text))
             } else if let last = siblings.last {
                 let end = last.value.range.upperBound
-                var inserted = Data(",".utf8)
-                inserted.append(Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding))
-                inserted.append(text)
-                edits.append((end..<end, inserted))
-            } else if var joined = intoEmptyObjects[range.lowerBound + 1] {
-                joined.append(UInt8(ascii: ","))
-                joined.append(text)
-                intoEmptyObjects[range.lowerBound + 1] = joined
+                let indent = Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding)
+                edits.append((end..<end, Data(",".utf8) + indent + text))
             } else {
-                intoEmptyObjects[range.lowerBound + 1] = text
+                let offset = range.lowerBound + 1
+                intoEmptyObjects[offset] = intoEmptyObjects[offset].map { $0 + Data(",".utf8) + text } ?? text
             }
         }
-        for (offset, text) in intoEmptyObjects {
-            edits.append((offset..<offset, text))
-        }
+        edits += intoEmptyObjects.map { (offset, text) in (offset..<offset, text) }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
-        var result = Data()
-        var copied = 0
-        for edit in edits {
-            guard edit.range.lowerBound >= copied else { return nil }
-            result.append(encoding[offsets: copied..<edit.range.lowerBound])
-            result.append(edit.text)
-            copied = edit.range.upperBound
-        }
-        result.append(encoding[offsets: copied..<encoding.count])
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard JSONTree.parse(result) != nil else { return nil }
+        guard let result = encoding.applying(edits), JSONTree.parse(result) != nil else { return nil }
         return result
     }
 
@@ -186,6 +145,131 @@ struct UnknownKeys {
     private static func whitespace(before offset: Int, in data: Data) -> Data {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
-        return data[(data.startIndex + start)..<(data.startIndex + offset)]
+        return data[offsets: start..<offset]
+    }
+}
+
+// MARK: - Encoding a file whole
+
+extension Archive {
+    /// Throws unless encoding `records` whole, in place of the file whose bytes are `stored`, keeps everything that the
+    /// stored records it keeps held, as ``UnknownKeys`` compares them: for a file whose records cannot be found in its
+    /// bytes (UTF-16 or UTF-32, a trailing comma, JSON5), so that none of its bytes can be kept.
+    ///
+    /// - Parameters:
+    ///   - isSingleValue: Whether the file holds one value rather than an array.
+    ///   - sources: Where each of `records` came from.
+    ///   - originals: The value each changed original record held when read, by original position.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming what would be lost, and
+    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
+    func requireNothingLostEncodingWhole(
+        _ stored: Data, isSingleValue: Bool, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) {
+        var kept: [(original: Int, read: Value)] = []
+        var lost: [String] = []
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let original):
+                kept.append((original, records[index]))
+            case .changed(let original):
+                // Without the value it held when read, it cannot be shown to lose nothing.
+                guard let read = originals[original] else {
+                    lost.append("[\(original)]")
+                    continue
+                }
+                kept.append((original, read))
+            case .new:
+                continue
+            }
+        }
+        guard !kept.isEmpty || !lost.isEmpty else { return }
+        // The stored bytes as strict JSON: as they are, or as a plain decoder reads them, since JSON is compared here,
+        // not values.
+        let storedJSON = JSONTree.parse(stored).map { (bytes: stored, tree: $0) }
+            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { json in
+                JSONTree.parse(json).map { (bytes: json, tree: $0) }
+            }
+        let storedRecords = isSingleValue ? storedJSON.map { [$0.tree] } : storedJSON?.tree.elements
+        let knownBytes = try encode(array: kept.map(\.read))
+        let known = JSONTree.parse(knownBytes)?.elements
+        if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+            let keys = KeyReading(decoder)
+            for (position, record) in kept.enumerated() {
+                lost += UnknownKeys(
+                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON.bytes,
+                    knownBytes: knownBytes, keys: keys
+                ).keyPaths(record: record.original, encodedWhole: true)
+            }
+        } else {
+            lost += kept.map { "[\($0.original)]" }
+        }
+        guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
+    }
+}
+
+// MARK: - Key spellings
+
+/// Which key of a type a stored key stands for, as the archive's decoder reads it.
+///
+/// Two spellings are one key when the decoder reads them as one: `"user_name"` and `"userName"` under
+/// `.convertFromSnakeCase`, and under any strategy `"cafe\u0301"` and `"café"`, as Swift strings compare. Defaults
+/// must not fill a key that a record holds under another spelling, nor a write keep the old spelling beside the new.
+///
+/// A class, so that what it learns from the decoder serves the rest of the file's records; made for one operation and
+/// never shared.
+final class KeyReading {
+    private let decoder: JSONDecoder
+    private let strategy: JSONDecoder.KeyDecodingStrategy
+    /// What the decoder said each key reads as, for a strategy only it knows how to apply.
+    private var asked: [String: String] = [:]
+
+    init(_ decoder: JSONDecoder) {
+        self.decoder = decoder
+        strategy = decoder.keyDecodingStrategy
+    }
+
+    /// Whether every key reads as it is spelled: keys of plain ASCII are then one key only when their bytes are.
+    var readsAsSpelled: Bool {
+        if case .useDefaultKeys = strategy { return true }
+        return false
+    }
+
+    /// The key that `key`, unescaped, reads as in an object at `path`, the keys above it as the type reads them.
+    func read(_ key: String, at path: [String]) -> String {
+        switch strategy {
+        case .useDefaultKeys:
+            return key
+        case .custom(let convert):
+            return convert((path + [key]).map(PathKey.init(stringValue:))).stringValue
+        default:
+            // `.convertFromSnakeCase`, whose algorithm is Foundation's own: ask the decoder.
+            if let known = asked[key] { return known }
+            let read = (try? JSONEncoder().encode([key: 0])).flatMap { try? decoder.decode(ReadKey.self, from: $0) }
+            asked[key] = read?.key ?? key
+            return read?.key ?? key
+        }
+    }
+
+    /// Whether the decoder reads `a` and `b`, unescaped, as one key in an object at `path`.
+    func same(_ a: String, _ b: String, at path: [String]) -> Bool {
+        a == b || (!readsAsSpelled && read(a, at: path) == read(b, at: path))
+    }
+
+    private struct ReadKey: Decodable {
+        var key: String?
+
+        init(from decoder: any Decoder) throws {
+            key = try decoder.container(keyedBy: PathKey.self).allKeys.first?.stringValue
+        }
+    }
+
+    private struct PathKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+
+        init(stringValue: String) { self.stringValue = stringValue }
+
+        init?(intValue: Int) { nil }
     }
 }
