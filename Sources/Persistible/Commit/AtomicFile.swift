@@ -2,37 +2,31 @@ import Foundation
 
 /// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture.
 ///
-/// A write creates a new temporary file beside the target, writes every byte to it, gives it the target's mode and
-/// owner, flushes it, renames it over the target and flushes the directory, so that the rename itself survives a
-/// power loss. When the new contents begin with the target's, and the file system shares blocks between files,
-/// the temporary starts as a clone of the target and only the rest is written. On any failure the temporary is
-/// removed and the target is untouched; there is no fallback to a write in place. A symbolic link at the target is
-/// followed, so the link stays a link and its target is replaced.
+/// A write makes a temporary beside the file (a clone of it, where the new bytes begin with the old and the file
+/// system shares blocks), writes it, gives it the file's mode and owner, flushes it, renames it over the file and
+/// flushes the directory. On any failure the temporary is removed and the file untouched. A symbolic link is
+/// followed, so the link stays a link.
 ///
-/// Writers of one file must hold its ``FileLock``. The file has one temporary, `.<name>.persistible.tmp`: only the
-/// holder of the lock writes it, so whatever is found there is what a writer left when it died, and is replaced.
+/// Writers must hold the file's ``FileLock``: so the one temporary, `.<name>.persistible.tmp`, is written only by
+/// the holder, and whatever is found there is what a writer left when it died.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
-    /// The directory that holds it, and its name there: worked out once, since every save needs them several
-    /// times.
     let directory: String
     let name: String
     /// What was at `path` when the links were resolved, or `nil` if nothing was.
     let kindWhenResolved: Kind?
-    /// The ownership of `directory` as the lock read it, if it did: it spares a save reading it again.
+    /// The ownership of `directory` as the lock read it, if it did, so that a save need not read it again.
     var directoryOwnership: FileOwnership?
-    /// The file's identity as read once the lock was taken, `nil` if there was no file: set by the holder of the
-    /// lock, and right until it writes, since no other writer can change the file meanwhile.
+    /// The file's identity once the lock was taken, `nil` if there was no file: right until the holder writes.
     var identityUnderLock: FileIdentity?
-    /// Whether this operation has replaced or removed the file; one that has not flushes it as it found it.
     private let changes = Changes()
 
     private final class Changes {
         var madeAny = false
     }
 
-    /// Whether a write or a removal has gone through this file in this operation.
+    /// Whether this operation replaced or removed the file; one that did not flushes it as it found it.
     var hasChanged: Bool { changes.madeAny }
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
@@ -41,8 +35,7 @@ struct AtomicFile {
         (directory, name) = Self.split(self.path)
     }
 
-    /// A path's directory and last component, as `NSString`'s `deletingLastPathComponent` and
-    /// `lastPathComponent` give them, without their cost for the usual absolute path with single slashes.
+    /// A path's directory and last component, without `NSString`'s cost for the usual absolute path.
     static func split(_ path: String) -> (directory: String, name: String) {
         let bytes = path.utf8
         let slash = UInt8(ascii: "/")
@@ -55,9 +48,8 @@ struct AtomicFile {
         return (String(path[..<last]), String(path[path.index(after: last)...]))
     }
 
-    /// The longest name, in bytes of UTF-8, that a file may have: its temporaries' names, at most 42 bytes longer,
-    /// and its lock file's, 5 bytes longer, then fit the file systems' limit of 255 bytes, whatever the process
-    /// identifier and the random part.
+    /// The longest file name, in bytes, whose temporaries (42 bytes longer at most) and lock file (5 bytes longer)
+    /// fit the file systems' limit of 255 bytes.
     static let nameLimit = 205
 
     /// What is at the path, as far as writing it goes.
@@ -73,14 +65,13 @@ struct AtomicFile {
         try status().map(Kind.init)
     }
 
-    /// The status of what is at the path, without following a symbolic link; `nil` if nothing is there.
+    /// The status of what is at the path, not following a link; `nil` if nothing is there.
     func status() throws -> stat? {
         try FileSystem.entryStatus(path)
     }
 
-    /// The file's temporary. One name serves every save, since only the holder of the lock writes it: there is
-    /// nothing to generate, and a temporary a writer left when it died is replaced by the next save, without a
-    /// search of the directory.
+    /// The one temporary of the file: only the holder of the lock writes it, so there is no name to generate and no
+    /// directory to search for one a writer left when it died.
     private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
@@ -94,35 +85,20 @@ struct AtomicFile {
         return created
     }
 
-    /// Removes the temporary a writer left when it died, if there is one; a failure is ignored, as it costs disk
-    /// space, not data, and the next save tries again.
+    /// Removes the temporary a writer left when it died, if any; a failure costs disk space, not data.
     func removeAbandonedTemporary() {
         FileSystem.removeQuietly(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`.
+    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's.
+    ///
+    /// Where the file system can, and the file is still the version `unchangedPrefix` describes, the temporary starts
+    /// as a clone of it and only the rest is written, so the cost is that of the change. The file itself is never
+    /// written.
     ///
     /// - Returns: The identity of the new file.
-    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
-    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation on the file flushes
-    ///   the directory.
-    @discardableResult
-    func write(_ bytes: Data, durability: Durability) throws -> FileIdentity {
-        try write(bytes, unchangedPrefix: nil, durability: durability)
-    }
-
-    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are those the file
-    /// holds already.
-    ///
-    /// Where the file system can, the temporary starts as a clone of the file, sharing its blocks, and only the
-    /// bytes from the first changed one on are written: the cost is that of the change, not of the file. Where it
-    /// cannot, or the file is no longer the version `unchangedPrefix` describes, every byte is written. Either way
-    /// the temporary is flushed and renamed over the file as for any write; the file itself is never written.
-    ///
-    /// - Returns: The identity of the new file.
-    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the operation is
-    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation on the file flushes
-    ///   the directory.
+    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
+    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation flushes the directory.
     @discardableResult
     func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
@@ -195,11 +171,9 @@ struct AtomicFile {
         return FileIdentity(written)
     }
 
-    /// Flushes the file as it is, if there is one, and its directory.
-    ///
-    /// A durable operation that finds nothing to change still flushes: an earlier one, perhaps in a process that
-    /// has since exited, may have replaced the file and failed to flush it, and success must mean that what this
-    /// one found is on the disk. On a file and directory with nothing unflushed, each flush costs a system call.
+    /// Flushes the file as it is, if there is one, and its directory: an earlier operation, perhaps in a process that
+    /// has exited, may have replaced it and failed to flush, and a durable success must mean what it found is on the
+    /// disk.
     func flushAsFound() throws {
         if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
             defer { file.closeQuietly() }
@@ -217,13 +191,9 @@ struct AtomicFile {
         }
     }
 
-    /// Removes the temporaries that writers of version 0.1.0 left when they died.
-    ///
-    /// Version 0.1.0 named each temporary `.<name>.persistible-<pid>-<random>.tmp` and made it while holding the
-    /// file's lock, as every version does: so the holder of the lock knows that any such temporary is abandoned.
-    /// A name counts only when exactly a process identifier and a random part follow `.<name>.persistible-`, so the
-    /// temporaries of a file whose name extends this one's (`rec.json.persistible-1.json` beside `rec.json`) are
-    /// left alone. A leftover temporary costs disk space, not data, so a failure does not fail the save.
+    /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that writers of version 0.1.0 left when
+    /// they died: they too wrote them holding the lock. Only exactly that pattern counts, so that a file whose name
+    /// extends this one's keeps its own; a failure costs disk space, not data.
     ///
     /// - Returns: Whether the directory was read and every such temporary removed.
     func removeTemporariesOfRelease010() -> Bool {
@@ -246,13 +216,9 @@ struct AtomicFile {
 
     // MARK: - Steps
 
-    /// The mode to create the temporary that replaces `existing` with: the file's own where the temporary is sure
-    /// to get the file's owner and group, so that in the usual case nothing is left to change; else 0600, so that
-    /// nobody else can read the temporary before its owner, group and mode are set.
-    ///
-    /// The temporary belongs to this process's user, and to the process's group or the directory's (where the
-    /// directory is setgid, or the file system is mounted to give new files their directory's group): the file's
-    /// group is sure only where it is both.
+    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get the
+    /// file's owner and group (the process's user, and its group or the directory's), else 0600, so that nobody else
+    /// reads the temporary before its owner, group and mode are set.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
             existing.st_gid == FileSystem.effectiveGroup,
@@ -299,8 +265,7 @@ struct AtomicFile {
         var identity: FileIdentity
     }
 
-    /// The file, open for reading, and its status, when it is the version `prefix` describes and a clone of it is
-    /// worth trying; else `nil`.
+    /// The file, open, and its status, when it is the version `prefix` describes and a clone is worth trying.
     private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
             let source = try? OpenFile.open(path, O_RDONLY, .read)

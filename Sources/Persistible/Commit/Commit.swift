@@ -4,71 +4,25 @@ import Foundation
 
 /// What a write remembers of the records it wrote.
 enum RememberedValues {
-    /// What decoding the file gives, for the article API: the few records of a small write are decoded again, so
-    /// that a type whose encoding loses something, such as a date's fractions of a second, loads as a new process
-    /// would; more are remembered as given, until another writer's save has the file read.
+    /// What decoding the file gives, for the article API, so that a type whose encoding loses something loads as a
+    /// new process would (see `Snapshot.append(_:decodedFrom:by:)`).
     case decoded
     /// The records as given: a store keeps its own values.
     case asGiven
 }
 
 extension Archive {
-    /// Runs `body` under the lock on a plan of what the file holds, and commits what it plans, in one atomic
-    /// write: the one read-modify-write that every save, update, overwrite, removal and store write shares.
-    ///
-    /// Nothing is written when the plan changes nothing or `body` throws. A file that cannot be read is left alone
-    /// and the error thrown before `body` runs.
-    ///
-    /// - Parameters:
-    ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
-    ///   - remembering: What the cache keeps of the records written.
-    ///   - body: Changes the plan, which starts from the file's records: none when there is no file.
-    func planWrite<Result>(
-        creatingDirectory: Bool = true,
-        remembering: RememberedValues = .decoded,
-        _ body: (inout WritePlan<Value>) throws -> Result
-    ) throws -> Result {
-        try withWriteAccess(creatingDirectory: creatingDirectory) { file in
-            var state = try takeState(of: file)
-            var plan = WritePlan(
-                records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
-                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false, writesSingleValue: state?.isSingleValue ?? false
-            )
-            // The plan now holds the only reference to the values, so changes to it copy nothing.
-            state?.values = []
-            let result: Result
-            do {
-                result = try body(&plan)
-            } catch {
-                if var state, !plan.hasChanges { keep(restoring: &plan, in: &state) }
-                throw error
-            }
-            guard plan.hasChanges else {
-                if var state { keep(restoring: &plan, in: &state) }
-                return result
-            }
-            try commit(&plan, over: &state, to: file, remembering: remembering)
-            return result
-        }
-    }
+    /// How many values a save decodes again after writing them: decoding costs about what encoding does, so only an
+    /// append's few values are.
+    static var decodedAfterWriteLimit: Int { 16 }
 
-    /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
-    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
-        state.values = plan.takeRecords()
-        state.index = plan.index
-        state.members = plan.members
-        keep(state)
-    }
-
-    /// Makes the file, whose state as read is `stored` (`nil` when there is none), hold what `plan` says, under the
-    /// lock the caller holds, and remembers what it wrote.
+    /// Makes the file, read as `stored` (`nil` when there is none), hold what `plan` says, under the caller's lock,
+    /// and remembers what it wrote.
     ///
-    /// A plan that only appends to an array whose records are all in the current format has the new records
-    /// encoded and spliced on, so its cost is that of writing the file, not of encoding every record. Any other
-    /// rewrites the file keeping the stored bytes of the records the plan did not change, the keys its type does
-    /// not know of each one it changed, and the records no version reads (see
-    /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``). A plan that leaves one record and
-    /// asks for a single value writes one, which keeps the keys of the single value it changes.
+    /// A plan that only appends to an array of current-format records has the new records spliced on, so it costs the
+    /// write of the file, not the encoding of every record. Any other keeps the stored bytes of the records it did not
+    /// change, the unknown keys of those it changed, and the records no version reads (see
+    /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
@@ -120,7 +74,9 @@ extension Archive {
             bytes = kept.bytes
             // The records before the first change are copied where they are: a file system that clones shares
             // their blocks rather than writing them again.
-            unchangedPrefix = self.unchangedPrefix(of: kept, replacing: state)
+            if kept.firstChange > 0 {
+                unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
+            }
         } else {
             bytes = try encode(array: plan.records)
         }
@@ -130,11 +86,9 @@ extension Archive {
         )
     }
 
-    /// Splices the encoding of the records `plan` appends after those of `state` into the file's bytes and writes
-    /// them; `false`, having written nothing, when the bytes cannot be spliced.
-    ///
-    /// Nothing here holds a second reference to the plan's records, not even a slice of them, so that they move
-    /// into the state and grow there without a copy.
+    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
+    /// when the bytes cannot be spliced. Nothing here holds a second reference to the plan's records, so that they
+    /// move into the snapshot without a copy.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
@@ -169,7 +123,7 @@ extension Archive {
         return true
     }
 
-    /// Remembers the records of `plan`, just written as `bytes`, as the file's state.
+    /// Remembers the records of `plan`, just written as `bytes`, as the file's snapshot.
     private func remember(
         _ plan: inout WritePlan<Value>, in identity: FileIdentity, bytes: Data, isSingleValue: Bool,
         rewrite: Rewrite? = nil, remembering: RememberedValues
@@ -204,7 +158,7 @@ extension Archive {
         keep(state)
     }
 
-    /// The records at `ranges` of `bytes`, decoded as the current type; `nil` if one does not decode.
+    /// The records at `ranges`, decoded; `nil` if one does not decode.
     private func decodeRecords(at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
         var values: [Value] = []
         for range in ranges {
@@ -228,14 +182,10 @@ extension Archive {
         }
     }
 
-    /// How many values `encode(array:)` encodes at a time.
     static var sliceLength: Int { 4096 }
 
-    /// Encodes an array in the file's format.
-    ///
-    /// A long array is encoded a slice at a time and the slices spliced together. The bytes are those of encoding it
-    /// whole (and a final newline), but the encoder's tree of intermediate values stays small: measured on 100,000
-    /// records, 10% faster.
+    /// Encodes an array in the file's format; a long one a slice at a time, spliced together into the same bytes,
+    /// which keeps the encoder's tree small (10% faster on 100,000 records).
     func encode(array values: [Value]) throws(PersistenceError) -> Data {
         let length = Self.sliceLength
         guard values.count > length else { return try encode(values) }
@@ -254,10 +204,8 @@ extension Archive {
     }
 
     /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
-    /// line between the brackets.
-    ///
-    /// A newline in JSON is never inside a string, so a bracket followed by two newlines is always an empty
-    /// container's opening.
+    /// line between the brackets. A newline in JSON is never inside a string, so a bracket followed by two newlines
+    /// always opens an empty container.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
@@ -286,9 +234,8 @@ extension Archive {
         }
     }
 
-    /// Writes `bytes` as the whole file under the lock the caller holds, first ending them with a newline, as
-    /// editors and command-line tools expect of a text file: every write of a file goes through here, so that the
-    /// bytes a state keeps are the file's.
+    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here, so
+    /// that the bytes a snapshot keeps are the file's.
     func writeWhole(
         _ bytes: inout Data, to file: AtomicFile, unchangedPrefix: AtomicFile.UnchangedPrefix?
     ) throws -> FileIdentity {
@@ -304,47 +251,32 @@ struct Rewrite {
     var bytes: Data
     /// Where each record lies in `bytes`.
     var ranges: [Range<Int>]
-    /// An offset before which the new bytes are the file's old bytes: the end of the leading records that the
-    /// write copied from the same place, or 0. Everything before it is unchanged (the bytes may agree a little
-    /// further, up to the first byte that differs).
+    /// How many leading bytes are the old file's, copied from the same place.
     var firstChange: Int
-    /// The records, by position among those written, and where each lies in `bytes`, that hold parts of their
-    /// stored bytes beside their new encoding: decoded, they give other values than the ones written where those
-    /// parts are known to their type.
+    /// The records written, by position, that carry parts of their stored bytes beside their new encoding, and
+    /// where each lies: decoded, they may give other values than the ones written.
     var carried: [(record: Int, range: Range<Int>)] = []
     /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
     var unreadable = IndexSet()
 }
 
 extension Archive {
-    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes,
-    /// byte for byte, and each changed record keeps the keys its type does not know.
+    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes and
+    /// each changed one the keys its type does not know.
     ///
-    /// Only the new and changed records are encoded, together. Records that needed a default are encoded too, in
-    /// the current format, and keep the keys their stored bytes hold beyond the encoding of the value read from
-    /// them, as changed records do, and the stored values they read as other values wherever the new encoding
-    /// leaves them as read (see ``UnknownKeys``). Records migrated from an older type are encoded in the current
-    /// format and keep the keys their stored bytes hold beyond the older type's encoding of the value it read, when
-    /// that type is `Codable`; the older type's own keys are not carried over.
-    ///
-    /// Records no version reads (`state.unreadable`) are not among `records`, and are kept as stored: see
-    /// `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`.
+    /// Only new and changed records are encoded, together. Records that needed a default are written anew and keep
+    /// what their stored bytes hold beyond the value read (see ``UnknownKeys``); migrated records keep what they hold
+    /// beyond the older type's encoding, when it is `Codable`. Records no version reads are not among `records`, and
+    /// stay as stored (see `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`).
     ///
     /// - Parameters:
-    ///   - state: The file as read: its bytes and which records are stale.
     ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - records: The records to write, in order.
     ///   - sources: Where each of `records` came from.
-    ///   - originals: The value each changed original record held when read, by original position: any value whose
-    ///     encoding stands for what the record was read as, not necessarily one decoded from it.
-    /// - Returns: `nil` when the file is not strict UTF-8 JSON whose records can be found; the caller then encodes
-    ///   every record, which this has checked loses nothing.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when a changed, default-filled or
-    ///   migrated record's unknown keys, or an array or object it read as another value and changed, have no place
-    ///   in its new encoding, when a record's stored keys cannot be read, when `originals` lacks a changed record,
-    ///   or when the file's records cannot be found and one the write keeps holds what the encoding of the value
-    ///   read from it lacks; and
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
+    ///   - originals: What each changed record held when read, by original position.
+    /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
+    ///   checked loses nothing.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when what a record holds beyond its type
+    ///   has no place in its new encoding or cannot be read; ``PersistenceError/Reason/encodingFailed(detail:)``.
     func rewriteKeepingUntouched(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -513,16 +445,12 @@ extension Archive {
         )
     }
 
-    /// The rewrite of a file that holds records no version of the type reads: each stays as stored, byte for byte,
-    /// before the first record written that stood after it in the file, or else after the last record written
-    /// that stood in the file at all, so that appends, edits and removals leave it among the neighbours it had.
+    /// The rewrite of a file that holds records no version reads: each stays as stored before the first record
+    /// written that stood after it, or else after the last written that stood in the file, among its old neighbours.
     ///
-    /// `storedCount`, `records`, `sources` and `originals` count only the records the type reads, as the caller's
-    /// values do, and so does the result's `carried`; its `ranges` and `unreadable` count every record written.
+    /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
     ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming the records no version reads
-    ///   when their bytes cannot be found, which a file whose records were decoded one by one rules out; and what
-    ///   ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)`` throws.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when those records cannot be found.
     private func rewriteKeepingUnreadable(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -584,9 +512,8 @@ extension Archive {
         return rewrite
     }
 
-    /// Throws if a value about to be written has the identity of a record that no version reads, where that record's
-    /// `id` can be read on its own: this version cannot tell what the record holds, and storing a second value with
-    /// its identity would leave the version that reads both to keep only one of them.
+    /// Throws if a value about to be written has the `id` of a record that no version reads: which of the two the
+    /// version that reads both would keep cannot be told.
     func refuseIdentitiesOfUnreadable(
         in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
     ) throws(PersistenceError) {
@@ -609,15 +536,11 @@ extension Archive {
         }
     }
 
-    /// `encoding`, the new encoding of a file's single value, with the keys that `stored`, the file's bytes, holds
-    /// beyond the encoding of `read`, the value read from them, and the stored values `read` holds otherwise put
-    /// back wherever `encoding` leaves them as read.
+    /// `encoding`, the new encoding of a file's single value, with what `stored` holds beyond the encoding of `read`,
+    /// the value read from it, carried into it (see ``carrying(from:beyond:into:at:)``).
     ///
-    /// - Parameter migrated: Whether `read` was migrated from an older type: the value is then compared in its
-    ///   current-format form, which keeps the keys beyond that type's encoding of what it read (none when it is only
-    ///   `Decodable`).
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
-    ///   the stored keys cannot be read.
+    /// - Parameter migrated: Whether `read` was migrated: it is then compared in its current-format form.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
     func keepingUnknownKeys(
         in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
     ) throws(PersistenceError) -> Data {
@@ -633,13 +556,11 @@ extension Archive {
         return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
     }
 
-    /// `encoding` with what the value that `stored` holds has beyond `known`, the encoding of what it was read as,
-    /// carried into it (see ``UnknownKeys``): keys its type does not know, and stored values read as others
-    /// wherever `encoding` leaves them as read.
+    /// `encoding` with what `stored` holds beyond `known`, the encoding of what it was read as (see ``UnknownKeys``):
+    /// unknown keys, and stored values read as others wherever `encoding` leaves them as read.
     ///
-    /// - Parameter position: The record's position in the file, for the error.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place, or where
-    ///   the keys cannot be read (a lone surrogate in a key the decoder never read).
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
+    ///   have no place, or where the keys cannot be read.
     func carrying(
         from stored: Data, beyond known: Data, into encoding: Data, at position: Int
     ) throws(PersistenceError) -> Data {
@@ -659,13 +580,7 @@ extension Archive {
         return merged
     }
 
-    /// What a rewrite of the file `state` was read from leaves as it was, for a write that copies only the rest.
-    func unchangedPrefix(of rewrite: Rewrite, replacing state: Snapshot<Value>) -> AtomicFile.UnchangedPrefix? {
-        guard rewrite.firstChange > 0 else { return nil }
-        return AtomicFile.UnchangedPrefix(length: rewrite.firstChange, identity: state.identity)
-    }
-
-    /// Values encoded together as an array, and each element's range in the bytes.
+    /// Values encoded together as an array, and each one's range in the bytes.
     private func encodedElements(
         _ values: [Value]
     ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
@@ -677,8 +592,7 @@ extension Archive {
         return (bytes, ranges, [:])
     }
 
-    /// `bytes` with two spaces after each newline that does not end an empty line, as the encoder leaves the
-    /// inside of an empty array or object.
+    /// `bytes` with two spaces after each newline that does not end an empty line.
     private static func indented(_ bytes: Data) -> Data {
         var result = Data(capacity: bytes.count + bytes.count / 8)
         let newline = UInt8(ascii: "\n")

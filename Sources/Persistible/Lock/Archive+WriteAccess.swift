@@ -1,13 +1,13 @@
 import Foundation
 
-// MARK: - Writing
+// MARK: - Write access
 
 extension Archive {
     /// Runs `body` holding the file's lock, with the file to write; creates the directory if needed.
     ///
-    /// The file's symbolic links are resolved first, so the lock sits beside the real file and every link to it
-    /// shares that lock. Something other than a regular file at the end of the links is refused before the lock is
-    /// taken, so that no lock file is made beside it, and again under the lock.
+    /// Symbolic links are resolved first, so that every link to the file shares the lock beside the real file.
+    /// A directory, FIFO, device or socket there is refused before the lock is taken, so that no lock file is made
+    /// beside it, and again under the lock.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         deleting: Bool = false,
@@ -50,8 +50,7 @@ extension Archive {
         }
     }
 
-    /// Throws if a directory, FIFO, device or socket is at the file's place: saves and loads say so as a failed
-    /// read, as they always have; a delete as a refused delete.
+    /// Saves and loads refuse a special file as a failed read, as they always have; a delete as a refused delete.
     private func refuseSpecial(_ kind: AtomicFile.Kind?, deleting: Bool) throws {
         guard let kind, kind != .regular else { return }
         let code = kind == .directory ? EISDIR : EINVAL
@@ -60,17 +59,14 @@ extension Archive {
             : SystemError(phase: .read, operation: "open", code: code)
     }
 
-    /// Removes the file under the lock; a missing file is not an error.
-    ///
-    /// Only a regular file is removed: a directory, FIFO, device or socket at the end of the file's symbolic links
-    /// is refused, since a link can lead anywhere.
+    /// Removes the file under the lock, and the temporary a writer left when it died; a missing file is not an
+    /// error. Only a regular file is removed, since a link can lead anywhere.
     func delete() throws {
         do {
-            // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
-            // delete retried after its directory flush failed, perhaps in another process, must still make that
-            // removal durable.
             let resolved = try AtomicFile(resolving: path)
             guard resolved.kindWhenResolved != nil else {
+                // No lock file is made beside wherever a link leads; but a delete retried after its directory
+                // flush failed, perhaps in another process, must still make that removal durable.
                 ArchiveCache.remove(path: path)
                 if durability == .full, Directory.exists(atPath: resolved.directory) {
                     try Directory.flushAfterChange(atPath: resolved.directory)
@@ -80,7 +76,6 @@ extension Archive {
             try withWriteAccess(creatingDirectory: false, deleting: true) { file in
                 ArchiveCache.remove(path: path)
                 try file.remove(durability: durability)
-                // A copy of the contents, if a writer died in the middle of a save: it goes with the file.
                 file.removeAbandonedTemporary()
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
@@ -92,8 +87,7 @@ extension Archive {
 }
 
 extension PersistenceError {
-    /// Whether a write that does not create the file's directory failed because that directory does not exist: its
-    /// lock file could not be made there, so there is no file either.
+    /// Whether a write that does not create the file's directory found none: its lock file could not be made.
     var isMissingDirectory: Bool {
         reason == .lockFailed(operation: "open lock file", errno: ENOENT)
     }

@@ -3,13 +3,10 @@ import Foundation
 /// What a write leaves in a file: the records, in order, where each came from among those read, and what each
 /// changed one held when read.
 ///
-/// Every write plans with it: a save, an update, an overwrite, a removal, and a store's write block through
-/// ``StoreWriter``. So they follow one identity rule: a value stands where the first record with its identity
-/// stood, and the later records with that identity go; a new identity is appended. And one commit
-/// (`Archive.commit(_:over:to:remembering:)`) turns every plan into bytes: only the new records encoded and spliced
-/// on when nothing else changed, else a rewrite that keeps the stored bytes of the records the plan did not change.
+/// Every write plans with it (a save, an update, an overwrite, a removal, a store's write block through
+/// ``StoreWriter``), so every write follows one identity rule: a value stands where the first record with its
+/// identity stood, and the later records with that identity go; a new identity is appended.
 struct WritePlan<Record: Hashable> {
-    /// The records the write leaves, in order.
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
     /// The position of each record by identity, made by the first change that needs it.
@@ -21,21 +18,18 @@ struct WritePlan<Record: Hashable> {
     let storedCount: Int
     /// Whether there is a file: with none, a write that leaves no record still makes one.
     let fileExists: Bool
-    /// Whether the file held a single value rather than an array.
     let storedAsSingleValue: Bool
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
     var writesSingleValue: Bool
-    /// Where each record came from: `nil` while nothing but appends happened, when record `i` is the original
-    /// record `i` or a new one.
+    /// Where each record came from; `nil` while nothing but appends happened.
     private(set) var sources: [RecordSource]?
-    /// The record each changed original held when it was read, by original position, so that a rewrite can tell
-    /// which of its stored keys its type does not know.
+    /// What each changed original held when read, by original position, so that a rewrite can tell which of its
+    /// stored keys its type does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
     /// Whether the records before `storedCount` are still the ones read, so the write is an append.
     private(set) var onlyAppended = true
     private(set) var hasChanges = false
 
-    /// A plan that starts from `records`, as read.
     init(
         records: [Record],
         identity: RecordIdentity<Record> = RecordIdentity(),
@@ -55,7 +49,6 @@ struct WritePlan<Record: Hashable> {
         storedCount = records.count
     }
 
-    /// Where each record now in the plan came from, in order.
     var recordSources: [RecordSource] {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
@@ -84,8 +77,8 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Changing
 
-    /// Inserts `object`, replacing in place the first record with the same identity and removing the later
-    /// ones with it; appends it when its identity is new.
+    /// Replaces in place the first record with the identity of `object` and removes the later ones with it, or
+    /// appends `object` when its identity is new.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
@@ -93,7 +86,6 @@ struct WritePlan<Record: Hashable> {
         insert(object, key: identity.of(object))
     }
 
-    /// Inserts `object`, whose identity is `key`, as ``insert(_:)`` does.
     private mutating func insert(_ object: Record, key: AnyHashable) -> Bool {
         guard let position = position(of: key) else {
             index?.note(key, at: records.count)
@@ -106,8 +98,8 @@ struct WritePlan<Record: Hashable> {
         return replace(key, at: position, with: object)
     }
 
-    /// Saves `object` as `Persistible/saveToFile()` does: as ``insert(_:)`` does for a type identified by an `id`;
-    /// for a type identified by its whole value, appends it unless the records hold it, wherever and however often.
+    /// Saves `object` as `Persistible/saveToFile()` does: inserts it when the type has an `id`; else appends it
+    /// unless the records hold it.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
@@ -157,18 +149,9 @@ struct WritePlan<Record: Hashable> {
     mutating func delete(_ object: Record) -> Bool {
         let key = identity.of(object)
         guard let position = position(of: key) else { return false }
-        trackSources()
-        if index?.repeated.contains(key) == true {
-            removeRecords(at: records.indices.filter { identity.of(records[$0]) == key })
-        } else {
-            records.remove(at: position)
-            sources?.remove(at: position)
-        }
-        index = nil
-        members = nil
-        // Every record removed stands at `position` or after it.
-        onlyAppended = onlyAppended && position >= storedCount
-        hasChanges = true
+        let positions = index?.repeated.contains(key) == true
+            ? records.indices.filter { identity.of(records[$0]) == key } : [position]
+        removeRecords(at: positions)
         return true
     }
 
@@ -178,17 +161,11 @@ struct WritePlan<Record: Hashable> {
     /// - Returns: How many were deleted.
     mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
         let removed = try records.indices.filter { try shouldRemove(records[$0]) }
-        guard let first = removed.first else { return 0 }
-        trackSources()
+        guard !removed.isEmpty else { return 0 }
         removeRecords(at: removed)
-        index = nil
-        members = nil
-        onlyAppended = onlyAppended && first >= storedCount
-        hasChanges = true
         return removed.count
     }
 
-    /// Deletes every record.
     mutating func deleteAll() {
         guard !records.isEmpty else { return }
         onlyAppended = onlyAppended && storedCount == 0
@@ -200,10 +177,8 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records exactly `contents`, each taking the place of the record with its identity (see
-    /// ``sources(matching:)``), except that a single value replacing a single value of a type identified by its
-    /// whole value is that record changed, since such a file holds its one record whatever the value.
-    ///
-    /// It leaves the plan as it is when `contents` are what the file holds.
+    /// ``sources(matching:)``); a single value replacing a single value of a type identified by its whole value is
+    /// that record changed, since such a file holds its one record whatever the value.
     mutating func replaceAll(with contents: PersistenceData<Record>) {
         if case .single = contents { writesSingleValue = true } else { writesSingleValue = false }
         let values = contents.values
@@ -224,7 +199,7 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
-    /// identity, the last stands where the first stood, as if they were inserted one after the other.
+    /// identity, the last stands where the first stood.
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
         let ordered = Self.inOrder(objects, identity: identity)
         var incoming: [AnyHashable: Record] = [:]
@@ -252,9 +227,8 @@ struct WritePlan<Record: Hashable> {
         return result
     }
 
-    /// Makes the records `objects`, where `sources` says which of the current records each one is or replaces,
-    /// by position; for a caller that knows, so that records stored with one identity several times stay as
-    /// they are unless changed.
+    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
+    /// replaces: for a caller that knows, so that records stored with one identity several times stay as they are.
     ///
     /// - Parameter originals: For a replaced record, by position, the value to count as what it held when read,
     ///   where that is not the record itself: a ``DomainStore`` gives the stored form its domain value makes, so
@@ -287,16 +261,12 @@ struct WritePlan<Record: Hashable> {
         hasChanges = true
     }
 
-    /// Where each of `values` comes from among the current records, found by identity: a value equal to a record
-    /// with its identity is that record unchanged, one that differs is the first such record changed, others are
-    /// new. Each record is the source of one value at most.
-    ///
-    /// For writes that know only the records before and after, not what changed in between; every record's
-    /// identity is hashed once, which costs far less than encoding them all.
+    /// Where each of `values` comes from among the current records, by identity: a value equal to a record with its
+    /// identity is that record unchanged, one that differs is the first such record changed, others are new. Each
+    /// record is the source of one value at most.
     func sources(matching values: [Record]) -> [RecordSource] {
         // The positions of each identity, as a queue: `next` links each position to the next one with the same
-        // identity, so that records holding one identity several times are matched in order, and a later one the
-        // write did not touch keeps its bytes rather than being encoded anew.
+        // identity, so that a later record the write did not touch keeps its bytes.
         var stored: [AnyHashable: Int] = [:]
         stored.reserveCapacity(records.count)
         var next = [Int](repeating: -1, count: records.count)
@@ -308,8 +278,7 @@ struct WritePlan<Record: Hashable> {
         return values.map { value -> RecordSource in
             let key = identity.of(value)
             guard let first = stored[key] else { return .new }
-            // Of several records with this identity, the one that holds this very value keeps its bytes; failing
-            // that, the first in line is the one changed.
+            // The record that holds this very value keeps its bytes; failing that, the first in line is changed.
             var previous = -1
             var position = first
             while records[position] != value, next[position] >= 0 {
@@ -330,16 +299,17 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Helpers
 
-    private mutating func trackSources() {
-        if sources == nil { sources = recordSources }
-    }
-
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
+        if sources == nil { sources = recordSources }
         for position in positions.reversed() {
             records.remove(at: position)
             sources?.remove(at: position)
         }
+        index = nil
+        members = nil
+        onlyAppended = onlyAppended && (positions.first ?? storedCount) >= storedCount
+        hasChanges = true
     }
 
     /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
@@ -349,7 +319,7 @@ struct WritePlan<Record: Hashable> {
     mutating func replace(_ key: AnyHashable, at position: Int, with object: Record) -> Bool {
         let repeated = index?.repeated.contains(key) == true
         guard records[position] != object || repeated else { return false }
-        trackSources()
+        if sources == nil { sources = recordSources }
         switch sources![position] {
         case .unchanged(let original):
             replacedOriginals[original] = records[position]
@@ -365,7 +335,6 @@ struct WritePlan<Record: Hashable> {
         members = nil
         if repeated {
             removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
-            index = nil
         }
         // The later records removed stand after `position`.
         onlyAppended = onlyAppended && position >= storedCount
@@ -416,12 +385,12 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite can keep the stored bytes of records it did not
+/// Where a record of a ``WritePlan`` came from, so that a rewrite can keep the stored bytes of those it did not
 /// change.
 enum RecordSource: Equatable {
     /// The original record at this position, as read.
     case unchanged(Int)
-    /// A new value for the original record at this position: same identity, changed value.
+    /// A new value for the original record at this position.
     case changed(Int)
     /// A record with an identity the file did not hold.
     case new
@@ -442,11 +411,9 @@ enum RecordSource: Equatable {
 /// The choice is made from the type at run time, so an `Identifiable` type is identified by its `id` even in a
 /// store made by generic code that did not know it.
 struct RecordIdentity<Object: Hashable> {
-    /// The record type as an `Identifiable` type, when it is one. Found once from the type, so that the check for
-    /// `Identifiable`, a search of the type's conformances, is not repeated for every record of a large file.
+    /// Found once, since the check for `Identifiable` searches the type's conformances.
     private let identifiedType: (any Identifiable.Type)?
 
-    /// Whether records are identified by an `id` rather than by their whole value.
     var usesIdentifier: Bool { identifiedType != nil }
 
     init() {
@@ -458,18 +425,16 @@ struct RecordIdentity<Object: Hashable> {
         return Self.identifier(of: object, as: identifiedType)
     }
 
-    // Generic, so that the metatype above is opened. `Identified` is `Object` itself, opened from its own metatype,
-    // so the record is reinterpreted as the very type it is; a checked cast would search conformances each time.
+    // Generic, so that the metatype is opened. `Identified` is `Object` itself, so the record is reinterpreted as
+    // the very type it is; a checked cast would search conformances each time.
     private static func identifier<Identified: Identifiable>(
         of object: Object, as type: Identified.Type
     ) -> AnyHashable {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
-}
 
-extension RecordIdentity {
-    /// The identity a record's bytes hold under `id`, when the type is `Identifiable` with a `Decodable` `ID` and the
-    /// bytes hold one: what can be known of a record that does not decode whole.
+    /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
+    /// not decode whole.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         guard let identifiedType else { return nil }
         return Self.decodedIdentifier(of: record, as: identifiedType, with: decoder)
@@ -489,7 +454,6 @@ extension RecordIdentity {
     }
 }
 
-/// The `id` of a record, alone.
 private struct IdentifierOnly<ID: Decodable>: Decodable {
     var id: ID
 }
@@ -498,39 +462,26 @@ private struct IdentifierOnly<ID: Decodable>: Decodable {
 // It is not declared Sendable only because the protocol `Identifiable` is not constrained to sendable metatypes.
 extension RecordIdentity: @unchecked Sendable {}
 
-/// Where each record of a file stands, by identity: the first position of each identity, and the identities that
-/// are stored more than once.
-///
-/// This package never stores two records with one identity, but a file written by an older version, by hand or by
-/// another tool may; `repeated` lets a change find and remove the later ones without searching every record.
+/// The first position of each identity, and the identities stored more than once: this package never stores two,
+/// but a file written by hand or by another tool may, and a change must find and remove the later ones.
 struct IdentityIndex {
-    private var first: [AnyHashable: Int]
-    /// The identities stored more than once: usually none.
-    private(set) var repeated: Set<AnyHashable>
+    private var first: [AnyHashable: Int] = [:]
+    private(set) var repeated: Set<AnyHashable> = []
 
-    /// An index of no records.
-    init() {
-        first = [:]
-        repeated = []
-    }
+    init() {}
 
     init<Object>(_ records: [Object], identity: RecordIdentity<Object>) {
-        first = [:]
         first.reserveCapacity(records.count)
-        repeated = []
-        var position = 0
-        for record in records {
+        for (position, record) in records.enumerated() {
             note(identity.of(record), at: position)
-            position += 1
         }
     }
 
-    /// The position of the first record with this identity.
     subscript(key: AnyHashable) -> Int? {
         first[key]
     }
 
-    /// Records that a record with this identity now stands at `position`, after every other.
+    /// Notes that a record with this identity stands at `position`, after every other.
     mutating func note(_ key: AnyHashable, at position: Int) {
         if first[key] == nil {
             first[key] = position
@@ -540,16 +491,59 @@ struct IdentityIndex {
     }
 }
 
-// MARK: - Replacing
+// MARK: - Writes
 
 extension Archive {
-    /// Runs `change` under the lock with what the file holds, `nil` when there is no file, and makes the file hold
-    /// the contents it returns, in one atomic write.
+    /// Runs `body` under the lock on a plan that starts from the file's records (none when there is no file), and
+    /// commits what it plans in one atomic write: the one read-modify-write of every save, update, overwrite,
+    /// removal and store write.
     ///
-    /// Nothing is written when `change` returns no contents, returns what the file holds already, or throws; a
-    /// file that cannot be read is left alone and the error thrown before `change` runs. The write plan matches
-    /// each value to the stored record with its identity (see ``WritePlan/replaceAll(with:)``), so records the
-    /// change left as they were keep their stored bytes, and changed ones their unknown keys.
+    /// Nothing is written when the plan changes nothing or `body` throws; a file that cannot be read is left alone
+    /// and the error thrown before `body` runs.
+    ///
+    /// - Parameters:
+    ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
+    ///   - remembering: What the cache keeps of the records written.
+    func planWrite<Result>(
+        creatingDirectory: Bool = true,
+        remembering: RememberedValues = .decoded,
+        _ body: (inout WritePlan<Value>) throws -> Result
+    ) throws -> Result {
+        try withWriteAccess(creatingDirectory: creatingDirectory) { file in
+            var state = try takeState(of: file)
+            var plan = WritePlan(
+                records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
+                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false,
+                writesSingleValue: state?.isSingleValue ?? false
+            )
+            // The plan now holds the only reference to the values, so changes to it copy nothing.
+            state?.values = []
+            let result: Result
+            do {
+                result = try body(&plan)
+            } catch {
+                if var state, !plan.hasChanges { keep(restoring: &plan, in: &state) }
+                throw error
+            }
+            guard plan.hasChanges else {
+                if var state { keep(restoring: &plan, in: &state) }
+                return result
+            }
+            try commit(&plan, over: &state, to: file, remembering: remembering)
+            return result
+        }
+    }
+
+    /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
+    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
+        state.values = plan.takeRecords()
+        state.index = plan.index
+        state.members = plan.members
+        keep(state)
+    }
+
+    /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
+    /// the contents it returns; writes nothing when they are `nil` or what the file holds already.
     func rewrite<Result>(
         creatingDirectory: Bool = true,
         _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
@@ -563,11 +557,11 @@ extension Archive {
         }
     }
 
-    /// Reads the single value under the lock, or takes `defaultValue()` when there is no file, runs `body` on it
-    /// and writes the result as a single value, unless it is what the file holds; returns the result.
+    /// Runs `body` on the single value (or `defaultValue()` when there is no file) under the lock and writes the
+    /// result as a single value; returns it.
     ///
-    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)`` and is left as it is. A
-    /// stored value that lacks a key its type requires takes it from `defaultValue()` (see `filling(from:)`).
+    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)``. A stored value that lacks
+    /// a key its type requires takes it from `defaultValue()` (see `filling(from:)`).
     func update(
         default defaultValue: () throws -> Value,
         _ body: (inout Value) throws -> Void
@@ -593,9 +587,8 @@ extension Archive {
         }
     }
 
-    /// This archive, with what a record still lacks after the type's defaults taken from `value`'s encoding, one
-    /// key at a time as the decoder asks for it; uncached, since what it reads depends on `value`. For the default
-    /// value of a settings call, encoded only once a stored value does not decode.
+    /// This archive, uncached, filling what a record still lacks after the type's defaults from `value`'s encoding,
+    /// one key at a time as the decoder asks for it.
     func filling(from value: Value) throws(PersistenceError) -> Archive {
         Archive(
             url: url, path: path, namedAfter: namedType, encoder: encoder, decoder: decoder, durability: durability,
@@ -603,30 +596,17 @@ extension Archive {
         )
     }
 
-    /// Makes the file hold exactly `contents`; writes nothing when it does already.
+    /// Makes the file hold exactly `contents`.
     ///
     /// - Returns: Whether the file was written.
     func overwrite(with contents: PersistenceData<Value>) throws -> Bool {
         try rewrite { current in (contents, contents != current) }
     }
-}
 
-// MARK: - Merging
-
-extension Archive {
-    /// Adds the values not yet in the file, after the ones that are, under the lock; writes nothing if none is new.
+    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a file that does not exist receives
+    /// `incoming`, as a single value when `asSingleValue` is set.
     ///
-    /// A file that does not exist receives `incoming` as written: a single value when `asSingleValue` is set,
-    /// else the array without its duplicates. A file that cannot be read is left alone and the error thrown.
-    /// Values of an `Identifiable` type are saved one after the other: a value whose `id` is stored replaces the
-    /// first stored value with it, where it stands, and the later ones are removed; a value whose `id` is new is
-    /// appended. A single-value file whose value is replaced stays a single value. (See ``WritePlan/add(_:)``.)
-    ///
-    /// An append to an array encodes only the new values and splices them into the file's bytes, so its cost is
-    /// that of writing the file, not of decoding and encoding every value in it.
-    ///
-    /// - Returns: How many values were added, or for an `Identifiable` type, how many identities were added or
-    ///   had their stored values changed.
+    /// - Returns: How many values, or for an `Identifiable` type identities, were added or changed.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         try planWrite { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
@@ -634,28 +614,15 @@ extension Archive {
         }
     }
 
-    /// How many values a save decodes again after writing them, so that what it remembers is what a later decode
-    /// of the file gives. Decoding costs about what encoding does, so only an append's few values are decoded:
-    /// after a larger save the values are remembered as given, until another writer's save has the file read.
-    static var decodedAfterWriteLimit: Int { 16 }
-}
-
-// MARK: - Removing
-
-extension Archive {
-    /// Removes the values for which `shouldRemove` is true, under the lock, in one atomic write; returns how many.
-    ///
-    /// A file reduced to nothing holds an empty array. A missing file removes nothing and writes nothing; a missing
-    /// directory is not created.
+    /// Removes the values for which `shouldRemove` is true; returns how many. A file reduced to nothing holds an
+    /// empty array; a missing directory is not created.
     func remove(where shouldRemove: (Value) throws -> Bool) throws -> Int {
         do {
-            // Each record removed on its own, so the plan knows where every kept one came from.
             return try planWrite(creatingDirectory: false) { plan in
                 plan.writesSingleValue = false
                 return try plan.removeAll(where: shouldRemove)
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
-            // No directory, so no file.
             return 0
         }
     }
