@@ -132,9 +132,10 @@ extension Archive {
         var index = plan.index
         var members = plan.members
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
-        if let carried = rewrite?.carried, !carried.isEmpty {
-            guard let decoded = decodeRecords(at: carried.map(\.range), in: bytes) else { return }
-            for (position, value) in zip(carried.map(\.record), decoded) where values[position] != value {
+        for (position, range) in rewrite?.carried ?? [] {
+            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
+            else { return }
+            if values[position] != value {
                 values[position] = value
                 // Made from the records as written; made again from these when needed.
                 index = nil
@@ -156,17 +157,6 @@ extension Archive {
         state.recordRanges = rewrite?.ranges
         state.unreadable = rewrite?.unreadable ?? IndexSet()
         keep(state)
-    }
-
-    /// The records at `ranges`, decoded; `nil` if one does not decode.
-    private func decodeRecords(at ranges: [Range<Int>], in bytes: Data) -> [Value]? {
-        var values: [Value] = []
-        for range in ranges {
-            let range = range.shifted(by: bytes.startIndex)
-            guard let value = try? decoder.decode(Value.self, from: bytes[range]) else { return nil }
-            values.append(value)
-        }
-        return values
     }
 }
 
@@ -523,15 +513,14 @@ extension Archive {
         else { return }
         var taken: [AnyHashable: Int] = [:]
         for position in state.unreadable where position < ranges.count {
-            let record = state.bytes[(state.bytes.startIndex + ranges[position].lowerBound)..<(state.bytes.startIndex
-                + ranges[position].upperBound)]
+            let record = state.bytes[offsets: ranges[position]]
             if let id = identity.decodedIdentifier(of: record, with: decoder) { taken[id] = position }
         }
         guard !taken.isEmpty else { return }
         for value in values {
-            guard let position = taken[identity.of(value)],
-                case .failure(let mismatch) = decodeRecord(state.bytes, at: ranges[position], defaults: nil, index: position)
-            else { continue }
+            guard let position = taken[identity.of(value)], case .failure(let mismatch) = decodeRecord(
+                state.bytes, at: ranges[position], defaults: nil, index: position
+            ) else { continue }
             throw mismatchError(mismatch)
         }
     }
