@@ -130,12 +130,14 @@ extension Archive {
             return state
         }
         let decoded = try decode(bytes)
-        var state = Snapshot(
-            identity: identity, bytes: bytes, values: decoded.contents.values, isSingleValue: false,
-            valuesAreDecoded: true, stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
+        let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
+        case .single(let value): ([value], true)
+        case .array(let values): (values, false)
+        }
+        return Snapshot(
+            identity: identity, bytes: bytes, values: values, isSingleValue: isSingleValue, valuesAreDecoded: true,
+            stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
         )
-        if case .single = decoded.contents { state.isSingleValue = true }
-        return state
     }
 
     /// The values of an array that another writer appended, decoded as a whole file's are.
