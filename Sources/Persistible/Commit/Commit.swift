@@ -35,8 +35,7 @@ extension Archive {
             remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
             return
         }
-        // A plan that asks for a single value, as an overwrite with one value does, is written as one even over an
-        // empty array.
+        // A plan that asks for a single value is written as one even over an empty array.
         if state.stale.isEmpty, !state.isSingleValue, !plan.writesSingleValue, plan.onlyAppended,
             plan.records.count > plan.storedCount,
             try append(to: &state, from: &plan, file: file, remembering: remembering)
@@ -277,9 +276,8 @@ extension Archive {
             )
         }
         let pretty = encoder.outputFormatting.contains(.prettyPrinted)
-        // A file that holds a single value is one record, which a write turns into an array: indented one level
-        // deeper, as an element of an array is. Pretty-printed JSON has newlines only between tokens (a string
-        // holds its newlines escaped), so indenting after each newline indents the value and nothing else.
+        // A single value written as an array's record is indented one level deeper. Pretty-printed JSON has
+        // newlines only between tokens, so indenting after each newline indents the value and nothing else.
         let stored = state.isSingleValue && pretty ? Self.indented(state.bytes) : state.bytes
         let found = state.isSingleValue
             ? JSONScanner.valueRange(of: stored).map { [$0] }
@@ -298,8 +296,8 @@ extension Archive {
         // The records to encode, and for the changed ones, what they held when read.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: sources.count)
-        // Records written anew that must keep what their stored form holds beyond the encoding of the value read;
-        // for a migrated record, that form is its current-format one (see `currentForm(ofMigrated:at:)`).
+        // Records written anew that keep what their stored form (a migrated one's current form) holds beyond the
+        // value read.
         var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
@@ -378,12 +376,10 @@ extension Archive {
         bytes.append(contentsOf: Array((pretty ? "[\n  " : "[").utf8))
         var newRanges: [Range<Int>] = []
         newRanges.reserveCapacity(records.count)
-        // Untouched records that follow each other in the file are copied as one span, separators and all, so a
-        // write that changes one record in many makes a handful of copies rather than one per record.
+        // Untouched neighbours are copied as one span, separators and all: a handful of copies, not one per record.
         var span: Range<Int>? = nil
         var spanRecords: Range<Int>? = nil
-        // The leading records copied from their own place, after an opening written as the file's, keep every
-        // byte up to their end where they are.
+        // Leading records copied to their own place, after the file's own opening, leave every byte before them.
         let opening = bytes.count
         let sameOpening = ranges.first.map { $0.lowerBound == opening
             && stored.prefix(opening).elementsEqual(bytes.prefix(opening)) } ?? false
@@ -469,8 +465,7 @@ extension Archive {
             while let record = next, record < position {
                 kept.insert(allSources.count)
                 allSources.append(.unchanged(record))
-                // A kept record is copied, never encoded: any value stands in for it. With no value at all, none is
-                // needed, since every record written is kept.
+                // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
                 written.append(nil)
                 next = pending.next()
@@ -663,10 +658,8 @@ extension AtomicFile {
                 try Self.copyOwnership(from: existing, to: file)
             }
             if let clone {
-                // The length is set before the rest is written, so that the write stays within the file. A write
-                // past the end makes XFS reserve blocks beyond it in case the file grows on, and closing the file
-                // then gives them back in a transaction of its own, on every save. A truncate to the length the
-                // file has already would cost a transaction too, so it is skipped.
+                // The length is set first, so that the write stays within the file: past the end, XFS reserves
+                // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
                 if bytes.count != clone.length { try file.truncate(to: bytes.count) }
                 try file.write(bytes, from: clone.shared)
             } else {
@@ -691,10 +684,8 @@ extension AtomicFile {
             throw error
         }
         if isOpen {
-            // Flushed, the file's identity is read from the open file, so it is this file's whatever is at the path
-            // by then, and only once the rename has changed it: reading its times before a change makes the change
-            // cost more (see FileOwnership). Should it fail, an identity no file has makes the next operation read
-            // the file. Closing can report nothing the flushed contents depend on.
+            // Read from the open file, so that it is this file's, and after the rename: reading its times before a
+            // change makes the change cost more (see FileOwnership). No identity makes the next operation read.
             written = (try? file.status()) ?? stat()
             file.closeQuietly()
         }
