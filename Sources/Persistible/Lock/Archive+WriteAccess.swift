@@ -20,30 +20,28 @@ extension Archive {
             }
             try refuseSpecial(file.kindWhenResolved, deleting: deleting)
             let lock = FileLock(protecting: file.path, in: file.directory)
-            var attempt = 0
-            while true {
-                attempt += 1
-                do {
-                    return try lock.withLock(
-                        timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
-                    ) { directoryOwnership in
-                        // One status serves the check and the cache: a regular file's is its identity.
-                        let status = try file.status()
-                        try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
-                        var file = file
-                        file.directoryOwnership = directoryOwnership
-                        file.identityUnderLock = status.map(FileIdentity.init)
-                        let result = try body(file)
-                        if durability == .full, !file.hasChanged {
-                            try file.flushAsFound()
-                        }
-                        return result
+            func locked() throws -> Result {
+                try lock.withLock(
+                    timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
+                ) { directoryOwnership in
+                    // One status serves the check and the cache: a regular file's is its identity.
+                    let status = try file.status()
+                    try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
+                    var file = file
+                    file.directoryOwnership = directoryOwnership
+                    file.identityUnderLock = status.map(FileIdentity.init)
+                    let result = try body(file)
+                    if durability == .full, !file.hasChanged {
+                        try file.flushAsFound()
                     }
-                } catch let error as SystemError
-                    where error.phase == .lock && error.code == ENOENT && creatingDirectory && attempt == 1
-                {
-                    try Directory.create(atPath: file.directory, durability: durability)
+                    return result
                 }
+            }
+            do {
+                return try locked()
+            } catch let error as SystemError where error.phase == .lock && error.code == ENOENT && creatingDirectory {
+                try Directory.create(atPath: file.directory, durability: durability)
+                return try locked()
             }
         } catch {
             throw translate(error)
