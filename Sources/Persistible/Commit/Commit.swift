@@ -337,36 +337,26 @@ extension Archive {
         var carriedRecords: [Int] = []
         if !carried.isEmpty {
             let known = try encodedElements(carried.map(\.read))
+            // Every record's lost keys are named, not only the first one's.
             var lost: [String] = []
-            let keys = KeyReading(decoder)
             for (position, change) in carried.enumerated() {
                 // What the record holds: its stored bytes or, for a migrated record, its current-format form.
                 let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
                     ?? (stored, ranges[change.original])
-                let knownBytes = known.bytes
-                // A record whose keys cannot be told apart cannot be shown to lose none: the decoder leaves the keys
-                // of an object no type reads unread, so one holding a lone surrogate reaches here.
-                guard let storedTree = JSONTree.parse(storedBytes, at: storedRange),
-                    let knownTree = JSONTree.parse(knownBytes, at: known.ranges[position])
-                else {
-                    lost.append("[\(change.original)]")
-                    continue
-                }
-                let unknown = UnknownKeys(
-                    stored: storedTree, known: knownTree, storedBytes: storedBytes, knownBytes: knownBytes, keys: keys
-                )
-                guard !unknown.isEmpty else { continue }
                 let piece = encodedIndex[change.index]
-                let encoding = pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)]
-                guard let merged = unknown.carried(
-                    into: Data(encoding), storedBytes: storedBytes, knownBytes: knownBytes,
-                    prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
-                ) else {
-                    lost += unknown.keyPaths(record: change.original)
-                    continue
+                let encoding = Data(pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)])
+                do {
+                    let merged = try carrying(
+                        from: storedBytes, within: storedRange, beyond: known.bytes, within: known.ranges[position],
+                        into: encoding, at: change.original
+                    )
+                    guard merged != encoding else { continue }
+                    pieces.replacements[piece] = merged
+                    carriedRecords.append(change.index)
+                } catch {
+                    guard case .unknownKeysWouldBeLost(let keyPaths) = error.reason else { throw error }
+                    lost += keyPaths
                 }
-                pieces.replacements[piece] = merged
-                carriedRecords.append(change.index)
             }
             guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
         }
@@ -521,7 +511,7 @@ extension Archive {
     }
 
     /// `encoding`, the new encoding of a file's single value, with what `stored` holds beyond the encoding of `read`,
-    /// the value read from it, carried into it (see ``carrying(from:beyond:into:at:)``).
+    /// the value read from it, carried into it (see ``carrying(from:within:beyond:within:into:at:)``).
     ///
     /// - Parameter migrated: Whether `read` was migrated: it is then compared in its current-format form.
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
@@ -540,15 +530,21 @@ extension Archive {
         return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
     }
 
-    /// `encoding` with what `stored` holds beyond `known`, the encoding of what it was read as (see ``UnknownKeys``):
-    /// unknown keys, and stored values read as others wherever `encoding` leaves them as read.
+    /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
+    /// it was read as, carried into it (see ``UnknownKeys``): unknown keys, and stored values read as others wherever
+    /// `encoding` leaves them as read.
     ///
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
     ///   have no place, or where the keys cannot be read.
     func carrying(
-        from stored: Data, beyond known: Data, into encoding: Data, at position: Int
+        from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
+        within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int
     ) throws(PersistenceError) -> Data {
-        guard let storedTree = JSONTree.parse(stored), let knownTree = JSONTree.parse(known) else {
+        // Keys that cannot be told apart cannot be shown to lose none: the decoder leaves the keys of an object no
+        // type reads unread, so one holding a lone surrogate reaches here.
+        guard let storedTree = JSONTree.parse(stored, at: storedRange),
+            let knownTree = JSONTree.parse(known, at: knownRange)
+        else {
             throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
         }
         let unknown = UnknownKeys(
