@@ -465,12 +465,9 @@ extension Archive {
         if lastStored == nil { keep(before: .max) }
         for (index, source) in sources.enumerated() {
             switch source {
-            case .unchanged(let position):
+            case .unchanged(let position), .changed(let position):
                 keep(before: stored[position])
-                allSources.append(.unchanged(stored[position]))
-            case .changed(let position):
-                keep(before: stored[position])
-                allSources.append(.changed(stored[position]))
+                allSources.append(source.isUnchanged ? .unchanged(stored[position]) : .changed(stored[position]))
             case .new:
                 allSources.append(.new)
             }
