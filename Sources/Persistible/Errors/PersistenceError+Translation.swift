@@ -18,16 +18,6 @@ extension Archive {
         default: return error
         }
     }
-
-    /// The bytes and identity of the file at `path`, or `nil` if there is no file, with any failure as the public
-    /// error.
-    func contents(atPath path: String) throws(PersistenceError) -> (Data, FileIdentity)? {
-        do {
-            return try FileReader.contents(atPath: path)
-        } catch {
-            throw translate(error) as? PersistenceError ?? failure(.readFailed(operation: "read", errno: EIO))
-        }
-    }
 }
 
 // MARK: - Decoding and encoding

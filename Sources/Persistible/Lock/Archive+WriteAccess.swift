@@ -1,13 +1,13 @@
 import Foundation
 
-// MARK: - Writing
+// MARK: - Write access
 
 extension Archive {
     /// Runs `body` holding the file's lock, with the file to write; creates the directory if needed.
     ///
-    /// The file's symbolic links are resolved first, so the lock sits beside the real file and every link to it
-    /// shares that lock. Something other than a regular file at the end of the links is refused before the lock is
-    /// taken, so that no lock file is made beside it, and again under the lock.
+    /// Symbolic links are resolved first, so that every link to the file shares the lock beside the real file.
+    /// A directory, FIFO, device or socket there is refused before the lock is taken, so that no lock file is made
+    /// beside it, and again under the lock.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         deleting: Bool = false,
@@ -20,38 +20,35 @@ extension Archive {
             }
             try refuseSpecial(file.kindWhenResolved, deleting: deleting)
             let lock = FileLock(protecting: file.path, in: file.directory)
-            var attempt = 0
-            while true {
-                attempt += 1
-                do {
-                    return try lock.withLock(
-                        timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
-                    ) { directoryOwnership in
-                        // One status serves the check and the cache: a regular file's is its identity.
-                        let status = try file.status()
-                        try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
-                        var file = file
-                        file.directoryOwnership = directoryOwnership
-                        file.identityUnderLock = status.map(FileIdentity.init)
-                        let result = try body(file)
-                        if durability == .full, !file.hasChanged {
-                            try file.flushAsFound()
-                        }
-                        return result
+            func locked() throws -> Result {
+                try lock.withLock(
+                    timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
+                ) { directoryOwnership in
+                    // One status serves the check and the cache: a regular file's is its identity.
+                    let status = try file.status()
+                    try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
+                    var file = file
+                    file.directoryOwnership = directoryOwnership
+                    file.identityUnderLock = status.map(FileIdentity.init)
+                    let result = try body(file)
+                    if durability == .full, !file.hasChanged {
+                        try file.flushAsFound()
                     }
-                } catch let error as SystemError
-                    where error.phase == .lock && error.code == ENOENT && creatingDirectory && attempt == 1
-                {
-                    try Directory.create(atPath: file.directory, durability: durability)
+                    return result
                 }
+            }
+            do {
+                return try locked()
+            } catch let error as SystemError where error.phase == .lock && error.code == ENOENT && creatingDirectory {
+                try Directory.create(atPath: file.directory, durability: durability)
+                return try locked()
             }
         } catch {
             throw translate(error)
         }
     }
 
-    /// Throws if a directory, FIFO, device or socket is at the file's place: saves and loads say so as a failed
-    /// read, as they always have; a delete as a refused delete.
+    /// Saves and loads refuse a special file as a failed read, as they always have; a delete as a refused delete.
     private func refuseSpecial(_ kind: AtomicFile.Kind?, deleting: Bool) throws {
         guard let kind, kind != .regular else { return }
         let code = kind == .directory ? EISDIR : EINVAL
@@ -60,17 +57,14 @@ extension Archive {
             : SystemError(phase: .read, operation: "open", code: code)
     }
 
-    /// Removes the file under the lock; a missing file is not an error.
-    ///
-    /// Only a regular file is removed: a directory, FIFO, device or socket at the end of the file's symbolic links
-    /// is refused, since a link can lead anywhere.
+    /// Removes the file under the lock, and the temporary a writer left when it died; a missing file is not an
+    /// error. Only a regular file is removed, since a link can lead anywhere.
     func delete() throws {
         do {
-            // Nothing there, so nothing to delete, and no lock file to make beside wherever a link leads; but a
-            // delete retried after its directory flush failed, perhaps in another process, must still make that
-            // removal durable.
             let resolved = try AtomicFile(resolving: path)
             guard resolved.kindWhenResolved != nil else {
+                // No lock file is made beside wherever a link leads; but a delete retried after its directory
+                // flush failed, perhaps in another process, must still make that removal durable.
                 ArchiveCache.remove(path: path)
                 if durability == .full, Directory.exists(atPath: resolved.directory) {
                     try Directory.flushAfterChange(atPath: resolved.directory)
@@ -80,7 +74,6 @@ extension Archive {
             try withWriteAccess(creatingDirectory: false, deleting: true) { file in
                 ArchiveCache.remove(path: path)
                 try file.remove(durability: durability)
-                // A copy of the contents, if a writer died in the middle of a save: it goes with the file.
                 file.removeAbandonedTemporary()
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
@@ -92,9 +85,132 @@ extension Archive {
 }
 
 extension PersistenceError {
-    /// Whether a write that does not create the file's directory failed because that directory does not exist: its
-    /// lock file could not be made there, so there is no file either.
+    /// Whether a write that does not create the file's directory found none: its lock file could not be made.
     var isMissingDirectory: Bool {
         reason == .lockFailed(operation: "open lock file", errno: ENOENT)
+    }
+}
+
+// MARK: - The file to write
+
+/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture.
+///
+/// A write makes a temporary beside the file (a clone of it, where the new bytes begin with the old and the file
+/// system shares blocks), writes it, gives it the file's mode and owner, flushes it, renames it over the file and
+/// flushes the directory. On any failure the temporary is removed and the file untouched. A symbolic link is
+/// followed, so the link stays a link.
+///
+/// Writers must hold the file's ``FileLock``: so the one temporary, `.<name>.persistible.tmp`, is written only by
+/// the holder, and whatever is found there is what a writer left when it died.
+struct AtomicFile {
+    /// The file to replace, with symbolic links already resolved.
+    let path: String
+    let directory: String
+    let name: String
+    /// What was at `path` when the links were resolved, or `nil` if nothing was.
+    let kindWhenResolved: Kind?
+    /// The ownership of `directory` as the lock read it, if it did, so that a save need not read it again.
+    var directoryOwnership: FileOwnership?
+    /// The file's identity once the lock was taken, `nil` if there was no file: right until the holder writes.
+    var identityUnderLock: FileIdentity?
+    /// Shared by the copies the lock's holder makes, so that a write through any of them counts.
+    let changes = Changes()
+
+    final class Changes {
+        var madeAny = false
+    }
+
+    /// Whether this operation replaced or removed the file; one that did not flushes it as it found it.
+    var hasChanged: Bool { changes.madeAny }
+
+    /// The file at `path`, or the file a symbolic link there points to, however many links deep.
+    init(resolving path: String) throws {
+        (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
+        (directory, name) = Self.split(self.path)
+    }
+
+    /// A path's directory and last component, without `NSString`'s cost for the usual absolute path.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        let bytes = path.utf8
+        let slash = UInt8(ascii: "/")
+        guard let last = bytes.lastIndex(of: slash), last != bytes.startIndex, bytes.first == slash,
+            bytes.index(after: last) != bytes.endIndex,
+            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == slash && $1 == slash })
+        else {
+            return ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+        }
+        return (String(path[..<last]), String(path[path.index(after: last)...]))
+    }
+
+    /// The longest file name, in bytes, whose temporaries (42 bytes longer at most) and lock file (5 bytes longer)
+    /// fit the file systems' limit of 255 bytes.
+    static let nameLimit = 205
+
+    /// What is at the path, as far as writing it goes.
+    enum Kind {
+        case regular
+        case directory
+        /// A FIFO, a device or a socket: nothing a save may replace or a delete may remove.
+        case special
+    }
+
+    /// What is at the path, or `nil` if nothing is.
+    func kind() throws -> Kind? {
+        try status().map(Kind.init)
+    }
+
+    /// The status of what is at the path, not following a link; `nil` if nothing is there.
+    func status() throws -> stat? {
+        try FileSystem.entryStatus(path)
+    }
+
+    /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that writers of version 0.1.0 left when
+    /// they died: they too wrote them holding the lock. Only exactly that pattern counts, so that a file whose name
+    /// extends this one's keeps its own; a failure costs disk space, not data.
+    ///
+    /// - Returns: Whether the directory was read and every such temporary removed.
+    func removeTemporariesOfRelease010() -> Bool {
+        let prefix = ".\(name).persistible-"
+        guard let names = FileSystem.names(inDirectory: directory) else { return false }
+        var removedAll = true
+        for entry in names where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
+                separator: UInt8(ascii: "-"), omittingEmptySubsequences: false
+            )
+            let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+            let isLetter = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isDigit),
+                parts[1].allSatisfy({ isDigit($0) || isLetter($0) })
+            else { continue }
+            removedAll = (try? FileSystem.remove(directory + "/" + entry)) != nil && removedAll
+        }
+        return removedAll
+    }
+
+    // MARK: - Symbolic links
+
+    /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
+    private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
+        var path = start
+        // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
+        for _ in 0..<40 {
+            guard let status = try FileSystem.entryStatus(path) else { return (path, nil) }
+            guard status.isSymbolicLink else { return (path, Kind(status)) }
+            let target = try FileSystem.linkTarget(path)
+            path = target.hasPrefix("/")
+                ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+        }
+        throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
+    }
+}
+
+extension AtomicFile.Kind {
+    /// What the status says is there; a symbolic link counts as special, as nothing a save may replace.
+    init(_ status: stat) {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .special
+        }
     }
 }

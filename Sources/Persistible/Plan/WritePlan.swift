@@ -3,13 +3,10 @@ import Foundation
 /// What a write leaves in a file: the records, in order, where each came from among those read, and what each
 /// changed one held when read.
 ///
-/// Every write plans with it: a save, an update, an overwrite, a removal, and a store's write block through
-/// ``StoreWriter``. So they follow one identity rule: a value stands where the first record with its identity
-/// stood, and the later records with that identity go; a new identity is appended. And one commit
-/// (`Archive.commit(_:over:to:remembering:)`) turns every plan into bytes: only the new records encoded and spliced
-/// on when nothing else changed, else a rewrite that keeps the stored bytes of the records the plan did not change.
+/// Every write plans with it (a save, an update, an overwrite, a removal, a store's write block through
+/// ``StoreWriter``), so every write follows one identity rule: a value stands where the first record with its
+/// identity stood, and the later records with that identity go; a new identity is appended.
 struct WritePlan<Record: Hashable> {
-    /// The records the write leaves, in order.
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
     /// The position of each record by identity, made by the first change that needs it.
@@ -21,21 +18,18 @@ struct WritePlan<Record: Hashable> {
     let storedCount: Int
     /// Whether there is a file: with none, a write that leaves no record still makes one.
     let fileExists: Bool
-    /// Whether the file held a single value rather than an array.
     let storedAsSingleValue: Bool
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
     var writesSingleValue: Bool
-    /// Where each record came from: `nil` while nothing but appends happened, when record `i` is the original
-    /// record `i` or a new one.
+    /// Where each record came from; `nil` while nothing but appends happened.
     private(set) var sources: [RecordSource]?
-    /// The record each changed original held when it was read, by original position, so that a rewrite can tell
-    /// which of its stored keys its type does not know.
+    /// What each changed original held when read, by original position, so that a rewrite can tell which of its
+    /// stored keys its type does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
     /// Whether the records before `storedCount` are still the ones read, so the write is an append.
     private(set) var onlyAppended = true
     private(set) var hasChanges = false
 
-    /// A plan that starts from `records`, as read.
     init(
         records: [Record],
         identity: RecordIdentity<Record> = RecordIdentity(),
@@ -55,7 +49,6 @@ struct WritePlan<Record: Hashable> {
         storedCount = records.count
     }
 
-    /// Where each record now in the plan came from, in order.
     var recordSources: [RecordSource] {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
@@ -84,8 +77,8 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Changing
 
-    /// Inserts `object`, replacing in place the first record with the same identity and removing the later
-    /// ones with it; appends it when its identity is new.
+    /// Replaces in place the first record with the identity of `object` and removes the later ones with it, or
+    /// appends `object` when its identity is new.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
@@ -93,7 +86,6 @@ struct WritePlan<Record: Hashable> {
         insert(object, key: identity.of(object))
     }
 
-    /// Inserts `object`, whose identity is `key`, as ``insert(_:)`` does.
     private mutating func insert(_ object: Record, key: AnyHashable) -> Bool {
         guard let position = position(of: key) else {
             index?.note(key, at: records.count)
@@ -106,8 +98,8 @@ struct WritePlan<Record: Hashable> {
         return replace(key, at: position, with: object)
     }
 
-    /// Saves `object` as `Persistible/saveToFile()` does: as ``insert(_:)`` does for a type identified by an `id`;
-    /// for a type identified by its whole value, appends it unless the records hold it, wherever and however often.
+    /// Saves `object` as `Persistible/saveToFile()` does: inserts it when the type has an `id`; else appends it
+    /// unless the records hold it.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
@@ -157,18 +149,9 @@ struct WritePlan<Record: Hashable> {
     mutating func delete(_ object: Record) -> Bool {
         let key = identity.of(object)
         guard let position = position(of: key) else { return false }
-        trackSources()
-        if index?.repeated.contains(key) == true {
-            removeRecords(at: records.indices.filter { identity.of(records[$0]) == key })
-        } else {
-            records.remove(at: position)
-            sources?.remove(at: position)
-        }
-        index = nil
-        members = nil
-        // Every record removed stands at `position` or after it.
-        onlyAppended = onlyAppended && position >= storedCount
-        hasChanges = true
+        let positions = index?.repeated.contains(key) == true
+            ? records.indices.filter { identity.of(records[$0]) == key } : [position]
+        removeRecords(at: positions)
         return true
     }
 
@@ -178,17 +161,11 @@ struct WritePlan<Record: Hashable> {
     /// - Returns: How many were deleted.
     mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
         let removed = try records.indices.filter { try shouldRemove(records[$0]) }
-        guard let first = removed.first else { return 0 }
-        trackSources()
+        guard !removed.isEmpty else { return 0 }
         removeRecords(at: removed)
-        index = nil
-        members = nil
-        onlyAppended = onlyAppended && first >= storedCount
-        hasChanges = true
         return removed.count
     }
 
-    /// Deletes every record.
     mutating func deleteAll() {
         guard !records.isEmpty else { return }
         onlyAppended = onlyAppended && storedCount == 0
@@ -200,10 +177,8 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records exactly `contents`, each taking the place of the record with its identity (see
-    /// ``sources(matching:)``), except that a single value replacing a single value of a type identified by its
-    /// whole value is that record changed, since such a file holds its one record whatever the value.
-    ///
-    /// It leaves the plan as it is when `contents` are what the file holds.
+    /// ``sources(matching:)``); a single value replacing a single value of a type identified by its whole value is
+    /// that record changed, since such a file holds its one record whatever the value.
     mutating func replaceAll(with contents: PersistenceData<Record>) {
         if case .single = contents { writesSingleValue = true } else { writesSingleValue = false }
         let values = contents.values
@@ -224,7 +199,7 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
-    /// identity, the last stands where the first stood, as if they were inserted one after the other.
+    /// identity, the last stands where the first stood.
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
         let ordered = Self.inOrder(objects, identity: identity)
         var incoming: [AnyHashable: Record] = [:]
@@ -252,9 +227,8 @@ struct WritePlan<Record: Hashable> {
         return result
     }
 
-    /// Makes the records `objects`, where `sources` says which of the current records each one is or replaces,
-    /// by position; for a caller that knows, so that records stored with one identity several times stay as
-    /// they are unless changed.
+    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
+    /// replaces: for a caller that knows, so that records stored with one identity several times stay as they are.
     ///
     /// - Parameter originals: For a replaced record, by position, the value to count as what it held when read,
     ///   where that is not the record itself: a ``DomainStore`` gives the stored form its domain value makes, so
@@ -287,16 +261,12 @@ struct WritePlan<Record: Hashable> {
         hasChanges = true
     }
 
-    /// Where each of `values` comes from among the current records, found by identity: a value equal to a record
-    /// with its identity is that record unchanged, one that differs is the first such record changed, others are
-    /// new. Each record is the source of one value at most.
-    ///
-    /// For writes that know only the records before and after, not what changed in between; every record's
-    /// identity is hashed once, which costs far less than encoding them all.
+    /// Where each of `values` comes from among the current records, by identity: a value equal to a record with its
+    /// identity is that record unchanged, one that differs is the first such record changed, others are new. Each
+    /// record is the source of one value at most.
     func sources(matching values: [Record]) -> [RecordSource] {
         // The positions of each identity, as a queue: `next` links each position to the next one with the same
-        // identity, so that records holding one identity several times are matched in order, and a later one the
-        // write did not touch keeps its bytes rather than being encoded anew.
+        // identity, so that a later record the write did not touch keeps its bytes.
         var stored: [AnyHashable: Int] = [:]
         stored.reserveCapacity(records.count)
         var next = [Int](repeating: -1, count: records.count)
@@ -308,8 +278,7 @@ struct WritePlan<Record: Hashable> {
         return values.map { value -> RecordSource in
             let key = identity.of(value)
             guard let first = stored[key] else { return .new }
-            // Of several records with this identity, the one that holds this very value keeps its bytes; failing
-            // that, the first in line is the one changed.
+            // The record that holds this very value keeps its bytes; failing that, the first in line is changed.
             var previous = -1
             var position = first
             while records[position] != value, next[position] >= 0 {
@@ -330,16 +299,17 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Helpers
 
-    private mutating func trackSources() {
-        if sources == nil { sources = recordSources }
-    }
-
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
+        if sources == nil { sources = recordSources }
         for position in positions.reversed() {
             records.remove(at: position)
             sources?.remove(at: position)
         }
+        index = nil
+        members = nil
+        onlyAppended = onlyAppended && (positions.first ?? storedCount) >= storedCount
+        hasChanges = true
     }
 
     /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
@@ -349,7 +319,7 @@ struct WritePlan<Record: Hashable> {
     mutating func replace(_ key: AnyHashable, at position: Int, with object: Record) -> Bool {
         let repeated = index?.repeated.contains(key) == true
         guard records[position] != object || repeated else { return false }
-        trackSources()
+        if sources == nil { sources = recordSources }
         switch sources![position] {
         case .unchanged(let original):
             replacedOriginals[original] = records[position]
@@ -365,7 +335,6 @@ struct WritePlan<Record: Hashable> {
         members = nil
         if repeated {
             removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
-            index = nil
         }
         // The later records removed stand after `position`.
         onlyAppended = onlyAppended && position >= storedCount
@@ -416,12 +385,12 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite can keep the stored bytes of records it did not
+/// Where a record of a ``WritePlan`` came from, so that a rewrite can keep the stored bytes of those it did not
 /// change.
 enum RecordSource: Equatable {
     /// The original record at this position, as read.
     case unchanged(Int)
-    /// A new value for the original record at this position: same identity, changed value.
+    /// A new value for the original record at this position.
     case changed(Int)
     /// A record with an identity the file did not hold.
     case new
@@ -434,5 +403,227 @@ enum RecordSource: Equatable {
     var isUnchanged: Bool {
         if case .unchanged = self { return true }
         return false
+    }
+}
+
+/// What makes two records the same record: the `id` of an `Identifiable` type, else the whole value.
+///
+/// The choice is made from the type at run time, so an `Identifiable` type is identified by its `id` even in a
+/// store made by generic code that did not know it.
+struct RecordIdentity<Object: Hashable> {
+    /// Found once, since the check for `Identifiable` searches the type's conformances.
+    private let identifiedType: (any Identifiable.Type)?
+
+    var usesIdentifier: Bool { identifiedType != nil }
+
+    init() {
+        identifiedType = Object.self as? any Identifiable.Type
+    }
+
+    func of(_ object: Object) -> AnyHashable {
+        guard let identifiedType else { return AnyHashable(object) }
+        return Self.identifier(of: object, as: identifiedType)
+    }
+
+    // Generic, so that the metatype is opened. `Identified` is `Object` itself, so the record is reinterpreted as
+    // the very type it is; a checked cast would search conformances each time.
+    private static func identifier<Identified: Identifiable>(
+        of object: Object, as type: Identified.Type
+    ) -> AnyHashable {
+        AnyHashable(unsafeBitCast(object, to: Identified.self).id)
+    }
+
+    /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
+    /// not decode whole.
+    func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
+        guard let identifiedType else { return nil }
+        return Self.decodedIdentifier(of: record, as: identifiedType, with: decoder)
+    }
+
+    private static func decodedIdentifier<Identified: Identifiable>(
+        of record: Data, as type: Identified.Type, with decoder: JSONDecoder
+    ) -> AnyHashable? {
+        guard let idType = Identified.ID.self as? any Decodable.Type,
+            let id = decoded(idType, from: record, with: decoder) as? Identified.ID
+        else { return nil }
+        return AnyHashable(id)
+    }
+
+    private static func decoded<ID: Decodable>(_ type: ID.Type, from record: Data, with decoder: JSONDecoder) -> Any? {
+        try? decoder.decode(IdentifierOnly<ID>.self, from: record).id
+    }
+}
+
+private struct IdentifierOnly<ID: Decodable>: Decodable {
+    var id: ID
+}
+
+// The one stored property is a metatype: immutable type metadata that the runtime shares between threads anyway.
+// It is not declared Sendable only because the protocol `Identifiable` is not constrained to sendable metatypes.
+extension RecordIdentity: @unchecked Sendable {}
+
+/// The first position of each identity, and the identities stored more than once: this package never stores two,
+/// but a file written by hand or by another tool may, and a change must find and remove the later ones.
+struct IdentityIndex {
+    private var first: [AnyHashable: Int] = [:]
+    private(set) var repeated: Set<AnyHashable> = []
+
+    init() {}
+
+    init<Object>(_ records: [Object], identity: RecordIdentity<Object>) {
+        first.reserveCapacity(records.count)
+        for (position, record) in records.enumerated() {
+            note(identity.of(record), at: position)
+        }
+    }
+
+    subscript(key: AnyHashable) -> Int? {
+        first[key]
+    }
+
+    /// Notes that a record with this identity stands at `position`, after every other.
+    mutating func note(_ key: AnyHashable, at position: Int) {
+        if first[key] == nil {
+            first[key] = position
+        } else {
+            repeated.insert(key)
+        }
+    }
+}
+
+// MARK: - Writes
+
+extension Archive {
+    /// Runs `body` under the lock on a plan that starts from the file's records (none when there is no file), and
+    /// commits what it plans in one atomic write: the one read-modify-write of every save, update, overwrite,
+    /// removal and store write.
+    ///
+    /// Nothing is written when the plan changes nothing or `body` throws; a file that cannot be read is left alone
+    /// and the error thrown before `body` runs.
+    ///
+    /// - Parameters:
+    ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
+    ///   - remembering: What the cache keeps of the records written.
+    func planWrite<Result>(
+        creatingDirectory: Bool = true,
+        remembering: RememberedValues = .decoded,
+        _ body: (inout WritePlan<Value>) throws -> Result
+    ) throws -> Result {
+        try withWriteAccess(creatingDirectory: creatingDirectory) { file in
+            var state = try takeState(of: file)
+            var plan = WritePlan(
+                records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
+                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false,
+                writesSingleValue: state?.isSingleValue ?? false
+            )
+            // The plan now holds the only reference to the values, so changes to it copy nothing.
+            state?.values = []
+            let result: Result
+            do {
+                result = try body(&plan)
+            } catch {
+                if var state, !plan.hasChanges { keep(restoring: &plan, in: &state) }
+                throw error
+            }
+            guard plan.hasChanges else {
+                if var state { keep(restoring: &plan, in: &state) }
+                return result
+            }
+            try commit(&plan, over: &state, to: file, remembering: remembering)
+            return result
+        }
+    }
+
+    /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
+    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
+        state.values = plan.takeRecords()
+        state.index = plan.index
+        state.members = plan.members
+        keep(state)
+    }
+
+    /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
+    /// the contents it returns; writes nothing when they are `nil` or what the file holds already.
+    func rewrite<Result>(
+        creatingDirectory: Bool = true,
+        _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
+    ) throws -> Result {
+        try planWrite(creatingDirectory: creatingDirectory) { plan in
+            let current: PersistenceData<Value>? = !plan.fileExists ? nil
+                : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
+            let (contents, result) = try change(current)
+            if let contents, contents != current { plan.replaceAll(with: contents) }
+            return result
+        }
+    }
+
+    /// Runs `body` on the single value (or `defaultValue()` when there is no file) under the lock and writes the
+    /// result as a single value; returns it.
+    ///
+    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)``. A stored value that lacks
+    /// a key its type requires takes it from `defaultValue()` (see `filling(from:)`).
+    func update(
+        default defaultValue: () throws -> Value,
+        _ body: (inout Value) throws -> Void
+    ) throws -> Value {
+        var didRead = false
+        do {
+            return try rewrite { contents in
+                didRead = true
+                var value: Value
+                switch contents {
+                case nil: value = try defaultValue()
+                case .single(let stored): value = stored
+                case .array(let values): throw failure(.holdsArray(count: values.count))
+                }
+                try body(&value)
+                return (.single(value), value)
+            }
+        } catch let error as PersistenceError
+            where !didRead && error.versionMismatch != nil && evolution.fallback == nil
+        {
+            // The stored value did not decode: retried once with the default value's keys.
+            return try filling(from: defaultValue()).update(default: defaultValue, body)
+        }
+    }
+
+    /// This archive, uncached, filling what a record still lacks after the type's defaults from `value`'s encoding,
+    /// one key at a time as the decoder asks for it.
+    func filling(from value: Value) throws(PersistenceError) -> Archive {
+        Archive(
+            url: url, path: path, namedAfter: namedType, encoder: encoder, decoder: decoder, durability: durability,
+            lockTimeout: lockTimeout, caches: false, evolution: evolution.filling(from: try encode(value))
+        )
+    }
+
+    /// Makes the file hold exactly `contents`.
+    ///
+    /// - Returns: Whether the file was written.
+    func overwrite(with contents: PersistenceData<Value>) throws -> Bool {
+        try rewrite { current in (contents, contents != current) }
+    }
+
+    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a file that does not exist receives
+    /// `incoming`, as a single value when `asSingleValue` is set.
+    ///
+    /// - Returns: How many values, or for an `Identifiable` type identities, were added or changed.
+    func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
+        try planWrite { plan in
+            if !plan.fileExists { plan.writesSingleValue = asSingleValue }
+            return plan.add(contentsOf: asSingleValue && !plan.fileExists ? [incoming[0]] : incoming)
+        }
+    }
+
+    /// Removes the values for which `shouldRemove` is true; returns how many. A file reduced to nothing holds an
+    /// empty array; a missing directory is not created.
+    func remove(where shouldRemove: (Value) throws -> Bool) throws -> Int {
+        do {
+            return try planWrite(creatingDirectory: false) { plan in
+                plan.writesSingleValue = false
+                return try plan.removeAll(where: shouldRemove)
+            }
+        } catch let error as PersistenceError where error.isMissingDirectory {
+            return 0
+        }
     }
 }

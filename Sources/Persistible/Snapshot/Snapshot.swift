@@ -1,9 +1,9 @@
 import Foundation
 
-/// What one version of a file holds: its identity, its bytes and the values they decode to.
+/// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
 ///
 /// A save needs all of it: the values to answer loads, a set of them for the duplicate check, and the bytes to
-/// append to without encoding the existing values again.
+/// splice an append onto without encoding the stored values again.
 struct Snapshot<Value: Hashable> {
     var identity: FileIdentity
     var bytes: Data {
@@ -12,24 +12,21 @@ struct Snapshot<Value: Hashable> {
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue: Bool
-    /// Whether `values` are what decoding `bytes` gives, rather than the values a save was given, which differ
-    /// for a type whose encoding loses something, such as a date's fractions of a second.
+    /// Whether `values` are what decoding `bytes` gives, rather than the values a save was given: they differ for a
+    /// type whose encoding loses something, such as a date's fractions of a second.
     var valuesAreDecoded: Bool
-    /// The values as a set, made by the first save that needs it.
+    /// The values as a set, and each record's position by identity: made by the first write that needs them.
     var members: Set<Value>?
-    /// Each record's position by identity, made by the first write that needs it.
     var index: IdentityIndex?
-    /// The records that are not stored in the current format, because they needed a default or a migration: the
-    /// next write stores them anew, so it cannot splice onto bytes that hold them.
+    /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
     var stale = IndexSet()
-    /// The stale records that were migrated from an older type. The others only needed a default: their stored
-    /// bytes hold every key they held, so writing them anew carries over the keys their type does not know.
+    /// The stale records migrated from an older type; the others hold every key they held, unknown ones included.
     var migrated = IndexSet()
-    /// Where each record lies in `bytes`, once a rewrite has needed to know; forgotten whenever `bytes` change.
+    /// Where each record lies in `bytes`, once a rewrite has needed to know.
     var recordRanges: [Range<Int>]?
-    /// The positions, in the file's array, of the records no version of the type reads, which `values` skips and
-    /// writes keep as stored (see ``Persistible/archiveSkipsUnreadableRecords``). `stale`, `migrated` and
-    /// `recordRanges` count every record of the file, these included; `values` and `index` only the others.
+    /// The positions of the records no version reads, which `values` skips and writes keep as stored (see
+    /// ``Persistible/archiveSkipsUnreadableRecords``). `stale`, `migrated` and `recordRanges` count them;
+    /// `values` and `index` do not.
     var unreadable = IndexSet()
 
     /// How many records the file's array holds, those no version reads included.
@@ -41,11 +38,8 @@ struct Snapshot<Value: Hashable> {
 }
 
 extension Snapshot where Value: Codable {
-    /// Adds values that were just written as `encoded`, after the others.
-    ///
-    /// A few values are decoded from `encoded`, so that the state holds what a later decode of the file gives,
-    /// as a type whose encoding loses something needs; more than ``Archive/decodedAfterWriteLimit`` are added as
-    /// given, and the state no longer counts as decoded.
+    /// Adds values just written as `encoded`; up to ``Archive/decodedAfterWriteLimit`` of them decoded from it, so
+    /// that the snapshot holds what a later decode of the file gives, more as given.
     mutating func append(_ written: [Value], decodedFrom encoded: Data, by archive: Archive<Value>) {
         guard valuesAreDecoded, written.count <= Archive<Value>.decodedAfterWriteLimit,
             let decoded = isSingleValue
@@ -53,17 +47,408 @@ extension Snapshot where Value: Codable {
                 : try? archive.decoder.decode([Value].self, from: encoded),
             decoded.count == written.count
         else {
-            // Shared rather than copied when the state held no values yet, as after a first save.
+            // Shared rather than copied when there were no values yet, as after a first save.
             if values.isEmpty { values = written } else { values += written }
             valuesAreDecoded = false
             return
         }
         if decoded != written {
-            // The set and the index were made from the values as given; they are made again from the decoded ones
-            // when needed.
+            // Made from the values as given: made again from the decoded ones when needed.
             members = nil
             index = nil
         }
         values += decoded
+    }
+}
+
+// MARK: - Reading
+
+extension Archive {
+    /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
+    func read() throws(PersistenceError) -> Snapshot<Value>? {
+        let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
+            return cached
+        }
+        let state = try readFile(atPath: path, after: cached)
+        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        return state
+    }
+
+    /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
+    func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
+        let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
+        if let cached, cached.identity == file.identityUnderLock {
+            return cached
+        }
+        return try readFile(atPath: file.path, after: cached)
+    }
+
+    /// Remembers the snapshot a writer leaves the file in.
+    func keep(_ state: Snapshot<Value>) {
+        if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+    }
+
+    /// The bytes and identity of the file at `path`, or `nil` if there is no file: the one read of a file that
+    /// every operation makes.
+    func contents(atPath path: String) throws(PersistenceError) -> (Data, FileIdentity)? {
+        do {
+            return try FileReader.contents(atPath: path)
+        } catch {
+            throw translate(error) as? PersistenceError ?? failure(.readFailed(operation: "read", errno: EIO))
+        }
+    }
+
+    /// The file at `path`, read and decoded, or `nil` if there is none.
+    ///
+    /// When the file is `previous` with values appended, as another process's save leaves it, only the appended
+    /// values are decoded: the bytes they follow are those `previous` was decoded from.
+    private func readFile(
+        atPath path: String, after previous: consuming Snapshot<Value>?
+    ) throws(PersistenceError) -> Snapshot<Value>? {
+        guard let (bytes, identity) = try contents(atPath: path) else { return nil }
+        // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
+        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
+            let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
+            let decoded = try? decodeAppended(appended), !decoded.contents.values.isEmpty,
+            decoded.unreadable.isEmpty
+        {
+            let values = decoded.contents.values
+            let storedCount = state.storedCount
+            state.identity = identity
+            state.bytes = bytes
+            state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
+            state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
+            state.values += values
+            for value in values { state.members?.insert(value) }
+            if state.index != nil {
+                let identity = RecordIdentity<Value>()
+                for (offset, value) in values.enumerated() {
+                    state.index?.note(identity.of(value), at: state.values.count - values.count + offset)
+                }
+            }
+            return state
+        }
+        let decoded = try decode(bytes)
+        let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
+        case .single(let value): ([value], true)
+        case .array(let values): (values, false)
+        }
+        return Snapshot(
+            identity: identity, bytes: bytes, values: values, isSingleValue: isSingleValue, valuesAreDecoded: true,
+            stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
+        )
+    }
+
+    /// The values of an array that another writer appended, decoded as a whole file's are.
+    private func decodeAppended(_ appended: Data) throws -> DecodedArchive<Value> {
+        guard !evolution.isEmpty else {
+            return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: appended)))
+        }
+        guard let ranges = JSONScanner.elementRanges(of: appended) else { throw CocoaError(.coderReadCorrupt) }
+        return try decodeArray(appended, records: ranges)
+    }
+}
+
+// MARK: - Cache
+
+/// The last snapshot of each file in this process, so that an operation need not read and decode what the previous
+/// one knew.
+///
+/// An entry is used only after checking, on every operation, that the file's identity (device, inode, size,
+/// modification time) is still the entry's; writers check under the lock. Every save makes a new inode, so another
+/// writer's save makes the entry stale; when it only appended values, only those are decoded. An entry costs about
+/// the file's size plus the decoded values. Types opt out with ``Persistible/cachesArchive``.
+enum ArchiveCache {
+    /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
+    /// for each operation replaces its entry instead of adding one per decoder.
+    struct Key: Hashable, Sendable {
+        var path: String
+        var type: ObjectIdentifier
+    }
+
+    private static let entries = Locked<[Key: Entry]>([:])
+
+    /// The key for an archive, or `nil` for a class type: handing the same instances to every caller would share
+    /// mutable state between threads behind their backs.
+    static func key<Value>(path: String, type: Value.Type) -> Key? {
+        guard !(type is AnyObject.Type) else { return nil }
+        return Key(path: path, type: ObjectIdentifier(type))
+    }
+
+    /// The snapshot `decoder` made for `key`; the caller checks that the file has not changed since.
+    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
+        entries.withLock { entries in
+            guard let entry = entries[key], entry.decoder === decoder else { return nil }
+            return entry.state as? Snapshot<Value>
+        }
+    }
+
+    /// Removes and returns the snapshot for `key`, so that the caller holds the only reference to its storage.
+    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
+        entries.withLock { entries in
+            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder else { return nil }
+            return entry.state as? Snapshot<Value>
+        }
+    }
+
+    static func store<Value>(_ state: Snapshot<Value>, for key: Key, decoder: JSONDecoder) {
+        entries.withLock { $0[key] = Entry(state: state, decoder: decoder) }
+    }
+
+    static func remove(path: String) {
+        entries.withLock { entries in
+            for key in entries.keys where key.path == path {
+                entries[key] = nil
+            }
+        }
+    }
+
+    static func removeAll() {
+        entries.withLock { $0.removeAll() }
+    }
+}
+
+extension ArchiveCache {
+    /// A snapshot, its type erased so that archives of every type share one table.
+    ///
+    /// `Snapshot` is a value whose arrays and data are copy-on-write, and only values of non-class types are stored
+    /// (see `key(path:type:)`), so no reference is shared between the threads that take copies.
+    struct Entry: @unchecked Sendable {
+        var state: Any
+        /// The decoder that made `state`; another may read the same bytes differently.
+        var decoder: JSONDecoder
+    }
+}
+
+// MARK: - Decoding
+
+/// Where a decoded record's value came from.
+enum RecordOrigin {
+    /// Its stored bytes as they are.
+    case stored
+    /// Its stored bytes with keys filled from the type's defaults: they hold every key they held.
+    case filled
+    /// An older type's decoding, converted: the stored keys are that type's.
+    case migrated
+}
+
+/// One record decoded, with where its value came from, or what each version said about it.
+enum RecordDecoding<Value> {
+    case success((Value, RecordOrigin))
+    case failure(VersionMismatch)
+}
+
+/// What a file's bytes decode to, and which records are stale, migrated or unreadable (see ``Snapshot``).
+struct DecodedArchive<Value> {
+    var contents: PersistenceData<Value>
+    var stale = IndexSet()
+    var migrated = IndexSet()
+    var unreadable = IndexSet()
+}
+
+extension Archive {
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's defaults and
+    /// migrations.
+    func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
+        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
+            return decoded
+        }
+        // The first byte says which to try first, so that an array is decoded once. The other is tried too before
+        // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.
+        let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
+        do {
+            if opensArray {
+                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
+            }
+            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+        } catch {
+            if opensArray {
+                do {
+                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+                } catch let single where Self.singleValueErrorMatters(single, arrayError: error) {
+                    throw unreadable(single, bytes: bytes, asOneValue: true)
+                } catch {}
+            }
+            if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
+                return DecodedArchive(contents: .array(values))
+            }
+            // Only now, so that a file whose records all decode pays nothing for those that might not.
+            if opensArray, evolution.isEmpty, evolution.skipsUnreadable, scansStrictJSON,
+                let decoded = try decodeRecords(in: bytes)
+            {
+                return decoded
+            }
+            throw unreadable(error, bytes: bytes)
+        }
+    }
+
+    /// Whether, for bytes that open with `[`, the error of decoding them as one `Value` is the one to report rather
+    /// than that of decoding an array.
+    ///
+    /// It is when the type's own encoding is an array and the file's first element is the wrong kind of value: for
+    /// `[1,2]` and a type that decodes three numbers, the number missing at `[2]`, not that record 0 is no array.
+    private static func singleValueErrorMatters(_ single: any Error, arrayError: any Error) -> Bool {
+        guard case .typeMismatch(_, let context)? = arrayError as? DecodingError,
+            context.codingPath.count == 1, context.codingPath[0].intValue == 0
+        else { return false }
+        if case .typeMismatch(_, let context)? = single as? DecodingError, context.codingPath.isEmpty { return false }
+        return single is DecodingError
+    }
+
+    /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
+    /// JSON, which the plain decoder then judges.
+    private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
+        if let ranges = JSONScanner.elementRanges(of: bytes) {
+            do {
+                let decoded = try decodeArray(bytes, records: ranges)
+                // A value whose own encoding is an array, rather than records of another version.
+                if !decoded.unreadable.isEmpty, let single = try? decoder.decode(Value.self, from: bytes) {
+                    return DecodedArchive(contents: .single(single))
+                }
+                return decoded
+            } catch {
+                // A value whose own encoding is an array.
+                do {
+                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+                } catch let single {
+                    do {
+                        _ = try decoder.decode([Value].self, from: bytes)
+                    } catch let arrayError where Self.singleValueErrorMatters(single, arrayError: arrayError) {
+                        throw unreadable(single, bytes: bytes, asOneValue: true)
+                    } catch {}
+                }
+                throw error
+            }
+        }
+        guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
+        switch decodeRecord(bytes, at: range, defaults: defaultsObject(), index: nil) {
+        case .success(let (value, origin)):
+            return DecodedArchive(
+                contents: .single(value), stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
+                migrated: origin == .migrated ? IndexSet(integer: 0) : IndexSet()
+            )
+        case .failure(let mismatch):
+            throw mismatchError(mismatch)
+        }
+    }
+
+    /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
+    func defaultsObject() -> DefaultsObject? {
+        guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
+        return DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
+    }
+
+    /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
+    /// that needed a default may be an older type's; else one at a time, skipping those no version reads when the
+    /// type says so.
+    func decodeArray(_ bytes: Data, records ranges: [Range<Int>]) throws(PersistenceError) -> DecodedArchive<Value> {
+        var source = bytes
+        var filledRanges = ranges
+        var stale = IndexSet()
+        if let defaults = defaultsObject() {
+            (source, filledRanges, stale) = defaults.fill(bytes, records: ranges)
+        }
+        // A record that needed a default may hold what an older type reads under keys the current one lacks: then
+        // the records are read one at a time, so that a migration comes before the default.
+        if stale.isEmpty || evolution.migrations.isEmpty {
+            let failure: any Error
+            do {
+                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: source)), stale: stale)
+            } catch {
+                failure = error
+            }
+            guard !evolution.migrations.isEmpty || evolution.skipsUnreadable else {
+                throw unreadable(failure, bytes: source)
+            }
+        }
+        var values: [Value] = []
+        var migrated = IndexSet()
+        var unreadable = IndexSet()
+        values.reserveCapacity(ranges.count)
+        for index in ranges.indices {
+            let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
+            switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: filled) {
+            case .success(let (value, origin)):
+                values.append(value)
+                stale.remove(index)
+                if origin != .stored { stale.insert(index) }
+                if origin == .migrated { migrated.insert(index) }
+            case .failure(let mismatch):
+                guard evolution.skipsUnreadable else { throw mismatchError(mismatch) }
+                // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
+                let record = ranges[index].shifted(by: bytes.startIndex)
+                guard isJSON(Data(bytes[record])) else { throw mismatchError(mismatch, isDamage: true) }
+                unreadable.insert(index)
+                stale.remove(index)
+            }
+        }
+        return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated, unreadable: unreadable)
+    }
+
+    /// Decodes one record, and says where its value came from.
+    ///
+    /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
+    /// a key as each older type first, then as the current type with its defaults filled, so that a default never
+    /// stands in for what an older type reads. A settings call's default value fills last, one key at a time.
+    ///
+    /// - Parameters:
+    ///   - defaults: The defaults to fill, unless the caller has filled them.
+    ///   - filled: The record with its defaults filled already, when that gained it a key.
+    func decodeRecord(
+        _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: Data? = nil
+    ) -> RecordDecoding<Value> {
+        let raw = bytes[offsets: range]
+        let filled = filled ?? defaults?.filled(raw)
+        var current = filled ?? raw
+        let prefix = index.map { "[\($0)]" } ?? ""
+        var currentFailure: (any Error)?
+        if filled == nil {
+            do {
+                return .success((try decoder.decode(Value.self, from: raw), .stored))
+            } catch {
+                currentFailure = error
+            }
+        }
+        var attempts: [VersionMismatch.Attempt] = []
+        for migration in evolution.migrations {
+            do {
+                return .success((try migration.decode(raw, decoder), .migrated))
+            } catch {
+                let (path, detail) = Self.describe(error)
+                attempts.append(
+                    .init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail)
+                )
+            }
+        }
+        if let filled {
+            do {
+                return .success((try decoder.decode(Value.self, from: filled), .filled))
+            } catch {
+                currentFailure = error
+            }
+        }
+        // One key at a time, as the decoder asks: a key it can do without, such as an optional, stays missing.
+        if let fallback = evolution.fallback.flatMap({ DefaultsObject(encoding: $0, keys: KeyReading(decoder)) }) {
+            while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
+                let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
+                    .filled(current)
+            {
+                current = next
+                do {
+                    return .success((try decoder.decode(Value.self, from: current), .filled))
+                } catch {
+                    currentFailure = error
+                }
+            }
+        }
+        let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
+        attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
+        return .failure(VersionMismatch(record: index, attempts: attempts))
+    }
+
+    private static func join(_ prefix: String, _ path: String) -> String {
+        guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
+        return path.hasPrefix("[") ? prefix + path : prefix + "." + path
     }
 }

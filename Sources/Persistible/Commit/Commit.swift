@@ -1,0 +1,777 @@
+import Foundation
+
+// MARK: - Committing
+
+/// What a write remembers of the records it wrote.
+enum RememberedValues {
+    /// What decoding the file gives, for the article API, so that a type whose encoding loses something loads as a
+    /// new process would (see `Snapshot.append(_:decodedFrom:by:)`).
+    case decoded
+    /// The records as given: a store keeps its own values.
+    case asGiven
+}
+
+extension Archive {
+    /// How many values a save decodes again after writing them: decoding costs about what encoding does, so only an
+    /// append's few values are.
+    static var decodedAfterWriteLimit: Int { 16 }
+
+    /// Makes the file, read as `stored` (`nil` when there is none), hold what `plan` says, under the caller's lock,
+    /// and remembers what it wrote.
+    ///
+    /// A plan that only appends to an array of current-format records has the new records spliced on, so it costs the
+    /// write of the file, not the encoding of every record. Any other keeps the stored bytes of the records it did not
+    /// change, the unknown keys of those it changed, and the records no version reads (see
+    /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
+    func commit(
+        _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
+        remembering: RememberedValues
+    ) throws {
+        // Taken out of the optional, so that the state holds the only reference to the file's bytes.
+        guard var state = stored.take() else {
+            let single = plan.writesSingleValue && plan.records.count == 1
+            var bytes = single ? try encode(plan.records[0]) : try encode(array: plan.records)
+            let identity = try writeWhole(&bytes, to: file, unchangedPrefix: nil)
+            remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
+            return
+        }
+        // A plan that asks for a single value is written as one even over an empty array.
+        if state.stale.isEmpty, !state.isSingleValue, !plan.writesSingleValue, plan.onlyAppended,
+            plan.records.count > plan.storedCount,
+            try append(to: &state, from: &plan, file: file, remembering: remembering)
+        {
+            return
+        }
+        let single = plan.writesSingleValue && plan.records.count == 1 && state.unreadable.isEmpty
+        var bytes: Data
+        var unchangedPrefix: AtomicFile.UnchangedPrefix?
+        var rewrite: Rewrite?
+        if single {
+            let value = plan.records[0]
+            let source = plan.recordSources[0]
+            // Read as the single value: one the write left as it was, or the one it changed.
+            var read: Value?
+            if state.isSingleValue, plan.storedCount == 1 {
+                read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
+            }
+            if read != nil, source == .unchanged(0), state.stale.isEmpty {
+                bytes = state.bytes
+            } else if let read {
+                // The same record changed keeps the keys its type does not know; another record replacing it does
+                // not take them. A record migrated from an older type keeps those its older type does not know.
+                bytes = try keepingUnknownKeys(
+                    in: try encode(value), of: state.bytes, readAs: read, migrated: !state.migrated.isEmpty
+                )
+            } else {
+                bytes = try encode(value)
+            }
+        } else if let kept = try rewriteKeepingUntouched(
+            state, storedCount: plan.storedCount, records: plan.records, sources: plan.recordSources,
+            originals: plan.replacedOriginals
+        ) {
+            rewrite = kept
+            bytes = kept.bytes
+            // The records before the first change are copied where they are: a file system that clones shares
+            // their blocks rather than writing them again.
+            if kept.firstChange > 0 {
+                unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
+            }
+        } else {
+            bytes = try encode(array: plan.records)
+        }
+        let identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
+        remember(
+            &plan, in: identity, bytes: bytes, isSingleValue: single, rewrite: rewrite, remembering: remembering
+        )
+    }
+
+    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
+    /// when the bytes cannot be spliced. Nothing here holds a second reference to the plan's records, so that they
+    /// move into the snapshot without a copy.
+    private func append(
+        to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
+        remembering: RememberedValues
+    ) throws -> Bool {
+        guard scansStrictJSON else { return false }
+        let appended = Array(plan.records[plan.storedCount...])
+        if !state.unreadable.isEmpty {
+            try refuseIdentitiesOfUnreadable(in: state, written: appended)
+        }
+        let encoded = try encode(array: appended)
+        // Taken out of the state, so that the splice changes the only copy in place instead of copying the file.
+        var bytes = Data()
+        swap(&bytes, &state.bytes)
+        guard let kept = JSONArraySplice(encoder: encoder).append(encoded, to: &bytes) else {
+            swap(&bytes, &state.bytes)
+            return false
+        }
+        let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
+        state.identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
+        state.bytes = bytes
+        state.values = plan.takeRecords()
+        state.index = plan.index
+        state.members = plan.members
+        switch remembering {
+        case .decoded:
+            state.values.removeLast(appended.count)
+            state.append(appended, decodedFrom: encoded, by: self)
+        case .asGiven:
+            state.valuesAreDecoded = false
+        }
+        keep(state)
+        return true
+    }
+
+    /// Remembers the records of `plan`, just written as `bytes`, as the file's snapshot.
+    private func remember(
+        _ plan: inout WritePlan<Value>, in identity: FileIdentity, bytes: Data, isSingleValue: Bool,
+        rewrite: Rewrite? = nil, remembering: RememberedValues
+    ) {
+        var values = plan.takeRecords()
+        var index = plan.index
+        var members = plan.members
+        // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
+        for (position, range) in rewrite?.carried ?? [] {
+            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
+            else { return }
+            if values[position] != value {
+                values[position] = value
+                // Made from the records as written; made again from these when needed.
+                index = nil
+                members = nil
+            }
+        }
+        var state = Snapshot<Value>(
+            identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
+            members: members, index: index
+        )
+        switch remembering {
+        case .decoded:
+            state.append(values, decodedFrom: bytes, by: self)
+        case .asGiven:
+            state.values = values
+            state.valuesAreDecoded = false
+        }
+        state.bytes = bytes
+        state.recordRanges = rewrite?.ranges
+        state.unreadable = rewrite?.unreadable ?? IndexSet()
+        keep(state)
+    }
+}
+
+// MARK: - Encoding
+
+extension Archive {
+    /// Encodes a value in the file's format.
+    func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
+        do {
+            return Self.closingEmptyContainers(try encoder.encode(value))
+        } catch {
+            throw encodingFailure(error)
+        }
+    }
+
+    static var sliceLength: Int { 4096 }
+
+    /// Encodes an array in the file's format; a long one a slice at a time, spliced together into the same bytes,
+    /// which keeps the encoder's tree small (10% faster on 100,000 records).
+    func encode(array values: [Value]) throws(PersistenceError) -> Data {
+        let length = Self.sliceLength
+        guard values.count > length else { return try encode(values) }
+        let splice = JSONArraySplice(encoder: encoder)
+        var bytes = try encode(Array(values[..<length]))
+        var start = length
+        while start < values.endIndex {
+            let end = min(start + length, values.endIndex)
+            guard splice.append(try encode(Array(values[start..<end])), to: &bytes) != nil else {
+                // A format the splice does not know: encode it whole.
+                return try encode(values)
+            }
+            start = end
+        }
+        return bytes
+    }
+
+    /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
+    /// line between the brackets. A newline in JSON is never inside a string, so a bracket followed by two newlines
+    /// always opens an empty container.
+    static func closingEmptyContainers(_ bytes: Data) -> Data {
+        let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+        return bytes.withUnsafeBytes { buffer -> Data in
+            var result: Data?
+            // Copied in runs between the empty containers: a record with an empty array in each of many records
+            // would otherwise cost a byte-by-byte copy of the whole file.
+            var copied = 0
+            var index = 0
+            while let open = buffer[index...].firstIndex(of: newline).map({ $0 - 1 }) {
+                index = open + 2
+                guard open >= 0, buffer[open] == UInt8(ascii: "[") || buffer[open] == UInt8(ascii: "{"),
+                    index < buffer.count, buffer[index] == newline
+                else { continue }
+                var closing = index + 1
+                while closing < buffer.count, buffer[closing] == space { closing += 1 }
+                // "]" follows "[", "}" follows "{".
+                guard closing < buffer.count, buffer[closing] == buffer[open] + 2 else { continue }
+                if result == nil { result = Data(capacity: buffer.count) }
+                result!.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied...open]))
+                copied = closing
+                index = closing
+            }
+            guard var result else { return bytes }
+            result.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied...]))
+            return result
+        }
+    }
+
+    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here, so
+    /// that the bytes a snapshot keeps are the file's.
+    func writeWhole(
+        _ bytes: inout Data, to file: AtomicFile, unchangedPrefix: AtomicFile.UnchangedPrefix?
+    ) throws -> FileIdentity {
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        return try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
+    }
+}
+
+// MARK: - Rewriting
+
+/// A file's new bytes after a write that keeps the stored bytes of the records it did not change.
+struct Rewrite {
+    var bytes: Data
+    /// Where each record lies in `bytes`.
+    var ranges: [Range<Int>]
+    /// How many leading bytes are the old file's, copied from the same place.
+    var firstChange: Int
+    /// The records written, by position, that carry parts of their stored bytes beside their new encoding, and
+    /// where each lies: decoded, they may give other values than the ones written.
+    var carried: [(record: Int, range: Range<Int>)] = []
+    /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
+    var unreadable = IndexSet()
+}
+
+extension Archive {
+    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes and
+    /// each changed one the keys its type does not know.
+    ///
+    /// Only new and changed records are encoded, together. Records that needed a default are written anew and keep
+    /// what their stored bytes hold beyond the value read (see ``UnknownKeys``); migrated records keep what they hold
+    /// beyond the older type's encoding, when it is `Codable`. Records no version reads are not among `records`, and
+    /// stay as stored (see `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`).
+    ///
+    /// - Parameters:
+    ///   - storedCount: How many records the file holds, leaving out those no version reads.
+    ///   - sources: Where each of `records` came from.
+    ///   - originals: What each changed record held when read, by original position.
+    /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
+    ///   checked loses nothing.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when what a record holds beyond its type
+    ///   has no place in its new encoding or cannot be read; ``PersistenceError/Reason/encodingFailed(detail:)``.
+    func rewriteKeepingUntouched(
+        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) -> Rewrite? {
+        guard state.unreadable.isEmpty else {
+            return try rewriteKeepingUnreadable(
+                state, storedCount: storedCount, records: records, sources: sources, originals: originals
+            )
+        }
+        let pretty = encoder.outputFormatting.contains(.prettyPrinted)
+        // A single value written as an array's record is indented one level deeper. Pretty-printed JSON has
+        // newlines only between tokens, so indenting after each newline indents the value and nothing else.
+        let stored = state.isSingleValue && pretty ? Self.indented(state.bytes) : state.bytes
+        let found = state.isSingleValue
+            ? JSONScanner.valueRange(of: stored).map { [$0] }
+            : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
+        // Sources, not records: records no version reads, kept, have no value (see `rewriteKeepingUnreadable`).
+        guard !sources.isEmpty else { return nil }
+        guard scansStrictJSON, let ranges = found, ranges.count == storedCount else {
+            // The caller encodes every record, which is safe only if that loses nothing.
+            try requireNothingLostEncodingWhole(
+                state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
+                sources: sources, originals: originals
+            )
+            return nil
+        }
+
+        // The records to encode, and for the changed ones, what they held when read.
+        var encoded: [Value] = []
+        var encodedIndex = [Int](repeating: -1, count: sources.count)
+        // Records written anew that keep what their stored form (a migrated one's current form) holds beyond the
+        // value read.
+        var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
+        // Most files hold no stale record: an empty set is not asked about every record.
+        let hasStale = !state.stale.isEmpty
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let original) where !hasStale || !state.stale.contains(original):
+                continue
+            case .unchanged(let original) where !state.migrated.contains(original):
+                // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
+                carried.append((index, original, records[index], nil))
+            case .changed(let original) where !state.migrated.contains(original):
+                // Without the value it held when read, what it holds that its type does not know cannot be told.
+                guard let read = originals[original] else {
+                    throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
+                }
+                carried.append((index, original, read, nil))
+            case .unchanged(let original), .changed(let original):
+                // Migrated: what it read is the value kept, or for a changed one, the value it held when read.
+                let read: Value
+                if case .changed = source {
+                    guard let value = originals[original] else {
+                        throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
+                    }
+                    read = value
+                } else {
+                    read = records[index]
+                }
+                let range = ranges[original].shifted(by: stored.startIndex)
+                carried.append((index, original, read, try currentForm(ofMigrated: stored[range], at: original)))
+            default:
+                break
+            }
+            encodedIndex[index] = encoded.count
+            encoded.append(records[index])
+        }
+        var pieces = try encodedElements(encoded)
+        var carriedRecords: [Int] = []
+        if !carried.isEmpty {
+            let known = try encodedElements(carried.map(\.read))
+            // Every record's lost keys are named, not only the first one's.
+            var lost: [String] = []
+            for (position, change) in carried.enumerated() {
+                // What the record holds: its stored bytes or, for a migrated record, its current-format form.
+                let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
+                    ?? (stored, ranges[change.original])
+                let piece = encodedIndex[change.index]
+                let encoding = Data(pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)])
+                do {
+                    let merged = try carrying(
+                        from: storedBytes, within: storedRange, beyond: known.bytes, within: known.ranges[position],
+                        into: encoding, at: change.original
+                    )
+                    guard merged != encoding else { continue }
+                    pieces.replacements[piece] = merged
+                    carriedRecords.append(change.index)
+                } catch {
+                    guard case .unknownKeysWouldBeLost(let keyPaths) = error.reason else { throw error }
+                    lost += keyPaths
+                }
+            }
+            guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
+        }
+
+        let separator = Data((pretty ? ",\n  " : ",").utf8)
+        var bytes = Data(capacity: stored.count + pieces.bytes.count + 64)
+        bytes.append(contentsOf: Array((pretty ? "[\n  " : "[").utf8))
+        var newRanges: [Range<Int>] = []
+        newRanges.reserveCapacity(records.count)
+        // Untouched neighbours are copied as one span, separators and all: a handful of copies, not one per record.
+        var span: Range<Int>? = nil
+        var spanRecords: Range<Int>? = nil
+        // Leading records copied to their own place, after the file's own opening, leave every byte before them.
+        let opening = bytes.count
+        let sameOpening = ranges.first.map { $0.lowerBound == opening
+            && stored.prefix(opening).elementsEqual(bytes.prefix(opening)) } ?? false
+        var unchangedPrefix = 0
+        func flush() {
+            guard let copied = span, let originals = spanRecords else { return }
+            let shift = bytes.count - copied.lowerBound
+            if newRanges.isEmpty, originals.lowerBound == 0, shift == 0, sameOpening {
+                unchangedPrefix = copied.upperBound
+            }
+            for original in originals { newRanges.append(ranges[original].shifted(by: shift)) }
+            stored.withUnsafeBytes { buffer in
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied]))
+            }
+            span = nil
+            spanRecords = nil
+        }
+        for (index, source) in sources.enumerated() {
+            let piece = encodedIndex[index]
+            if piece < 0, case .unchanged(let original) = source {
+                if let current = spanRecords, current.upperBound == original, let copied = span {
+                    span = copied.lowerBound..<ranges[original].upperBound
+                    spanRecords = current.lowerBound..<(original + 1)
+                    continue
+                }
+                flush()
+                if index > 0 { bytes.append(separator) }
+                span = ranges[original]
+                spanRecords = original..<(original + 1)
+                continue
+            }
+            flush()
+            if index > 0 { bytes.append(separator) }
+            let start = bytes.count
+            if let replacement = pieces.replacements[piece] {
+                bytes.append(replacement)
+            } else {
+                pieces.bytes.withUnsafeBytes { buffer in
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[pieces.ranges[piece]]))
+                }
+            }
+            newRanges.append(start..<bytes.count)
+        }
+        flush()
+        bytes.append(contentsOf: Array((pretty ? "\n]\n" : "]\n").utf8))
+        return Rewrite(
+            bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix,
+            carried: carriedRecords.map { ($0, newRanges[$0]) }
+        )
+    }
+
+    /// The rewrite of a file that holds records no version reads: each stays as stored before the first record
+    /// written that stood after it, or else after the last written that stood in the file, among its old neighbours.
+    ///
+    /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when those records cannot be found.
+    private func rewriteKeepingUnreadable(
+        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) -> Rewrite {
+        let unreadable = state.unreadable
+        var whole = state
+        whole.unreadable = IndexSet()
+        guard scansStrictJSON, !state.isSingleValue,
+            let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
+            ranges.count == storedCount + unreadable.count
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        try refuseIdentitiesOfUnreadable(
+            in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
+        )
+        whole.recordRanges = ranges
+        // Where each record the caller counts stands in the file.
+        let stored = ranges.indices.filter { !unreadable.contains($0) }
+        var allSources: [RecordSource] = []
+        var allRecords: [Value] = []
+        // The caller's position of each record written; `nil` for one kept.
+        var written: [Int?] = []
+        var kept = IndexSet()
+        var pending = unreadable.makeIterator()
+        var next = pending.next()
+        func keep(before position: Int) {
+            while let record = next, record < position {
+                kept.insert(allSources.count)
+                allSources.append(.unchanged(record))
+                // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
+                if let standIn = records.first { allRecords.append(standIn) }
+                written.append(nil)
+                next = pending.next()
+            }
+        }
+        let lastStored = sources.lastIndex { $0 != .new }
+        if lastStored == nil { keep(before: .max) }
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let position), .changed(let position):
+                keep(before: stored[position])
+                allSources.append(source.isUnchanged ? .unchanged(stored[position]) : .changed(stored[position]))
+            case .new:
+                allSources.append(.new)
+            }
+            allRecords.append(records[index])
+            written.append(index)
+            if index == lastStored { keep(before: .max) }
+        }
+        let allOriginals = Dictionary(uniqueKeysWithValues: originals.map { (stored[$0.key], $0.value) })
+        guard var rewrite = try rewriteKeepingUntouched(
+            whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
+        ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        rewrite.carried = rewrite.carried.compactMap { carried in written[carried.record].map { ($0, carried.range) } }
+        rewrite.unreadable = kept
+        return rewrite
+    }
+
+    /// Throws if a value about to be written has the `id` of a record that no version reads: which of the two the
+    /// version that reads both would keep cannot be told.
+    func refuseIdentitiesOfUnreadable(
+        in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
+    ) throws(PersistenceError) {
+        let identity = RecordIdentity<Value>()
+        guard !state.unreadable.isEmpty, identity.usesIdentifier,
+            let ranges = known ?? state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes)
+        else { return }
+        var taken: [AnyHashable: Int] = [:]
+        for position in state.unreadable where position < ranges.count {
+            let record = state.bytes[offsets: ranges[position]]
+            if let id = identity.decodedIdentifier(of: record, with: decoder) { taken[id] = position }
+        }
+        guard !taken.isEmpty else { return }
+        for value in values {
+            guard let position = taken[identity.of(value)], case .failure(let mismatch) = decodeRecord(
+                state.bytes, at: ranges[position], defaults: nil, index: position
+            ) else { continue }
+            throw mismatchError(mismatch)
+        }
+    }
+
+    /// `encoding`, the new encoding of a file's single value, with what `stored` holds beyond the encoding of `read`,
+    /// the value read from it, carried into it (see ``carrying(from:within:beyond:within:into:at:)``).
+    ///
+    /// - Parameter migrated: Whether `read` was migrated: it is then compared in its current-format form.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
+    func keepingUnknownKeys(
+        in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
+    ) throws(PersistenceError) -> Data {
+        guard scansStrictJSON, let storedRange = JSONScanner.valueRange(of: stored) else {
+            try requireNothingLostEncodingWhole(
+                stored, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)], originals: [:]
+            )
+            return encoding
+        }
+        // A migrated value is compared in its current-format form, which keeps what its older type did not know.
+        let form = migrated
+            ? try currentForm(ofMigrated: stored[storedRange.shifted(by: stored.startIndex)], at: 0) : stored
+        return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
+    }
+
+    /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
+    /// it was read as, carried into it (see ``UnknownKeys``): unknown keys, and stored values read as others wherever
+    /// `encoding` leaves them as read.
+    ///
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
+    ///   have no place, or where the keys cannot be read.
+    func carrying(
+        from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
+        within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int
+    ) throws(PersistenceError) -> Data {
+        // Keys that cannot be told apart cannot be shown to lose none: the decoder leaves the keys of an object no
+        // type reads unread, so one holding a lone surrogate reaches here.
+        guard let storedTree = JSONTree.parse(stored, at: storedRange),
+            let knownTree = JSONTree.parse(known, at: knownRange)
+        else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
+        }
+        let unknown = UnknownKeys(
+            stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known, keys: KeyReading(decoder)
+        )
+        guard !unknown.isEmpty else { return encoding }
+        guard let merged = unknown.carried(
+            into: encoding, storedBytes: stored, knownBytes: known,
+            prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
+        ) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
+        }
+        return merged
+    }
+
+    /// Values encoded together as an array, and each one's range in the bytes.
+    private func encodedElements(
+        _ values: [Value]
+    ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
+        guard !values.isEmpty else { return (Data(), [], [:]) }
+        let bytes = try encode(array: values)
+        guard let ranges = JSONScanner.elementRanges(of: bytes), ranges.count == values.count else {
+            throw failure(.encodingFailed(detail: "The encoder did not write a JSON array of the values."))
+        }
+        return (bytes, ranges, [:])
+    }
+
+    /// `bytes` with two spaces after each newline that does not end an empty line.
+    private static func indented(_ bytes: Data) -> Data {
+        var result = Data(capacity: bytes.count + bytes.count / 8)
+        let newline = UInt8(ascii: "\n")
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if previous == newline, byte != newline { result.append(contentsOf: [0x20, 0x20]) }
+            result.append(byte)
+            previous = byte
+        }
+        return result
+    }
+}
+
+extension Range<Int> {
+    func shifted(by offset: Int) -> Range<Int> {
+        (lowerBound + offset)..<(upperBound + offset)
+    }
+}
+
+// MARK: - The atomic file
+
+extension AtomicFile {
+    /// The one temporary of the file: only the holder of the lock writes it, so there is no name to generate and no
+    /// directory to search for one a writer left when it died.
+    private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
+
+    /// Creates the temporary, open for writing, replacing one that a writer left when it died.
+    private func createTemporary(mode: mode_t) throws -> OpenFile {
+        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file") {
+            return created
+        }
+        try FileSystem.remove(temporary, operation: "remove abandoned temporary")
+        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file")
+        else { throw SystemError(phase: .write, operation: "create temporary file", code: EEXIST) }
+        return created
+    }
+
+    /// Removes the temporary a writer left when it died, if any; a failure costs disk space, not data.
+    func removeAbandonedTemporary() {
+        FileSystem.removeQuietly(temporary)
+    }
+
+    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's.
+    ///
+    /// Where the file system can, and the file is still the version `unchangedPrefix` describes, the temporary starts
+    /// as a clone of it and only the rest is written, so the cost is that of the change. The file itself is never
+    /// written.
+    ///
+    /// - Returns: The identity of the new file.
+    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
+    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation flushes the directory.
+    @discardableResult
+    func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
+        // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
+        // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
+        let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
+        defer { openDirectory?.closeQuietly() }
+        guard openDirectory?.isAppendOnly != true else {
+            throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
+        }
+        let temporary = self.temporary
+        // The file to clone is opened and its status read once, for the clone and for the mode and owner.
+        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
+        defer { source?.file.closeQuietly() }
+        let existing = source?.status ?? FileSystem.status(path)
+        // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
+        let mode = existing.map { Self.creationMode(replacing: $0, in: directoryOwnership ?? openDirectory?.ownership) }
+            ?? 0o666
+        let (file, clone) = try source.map { source in
+            try FileClone.create(
+                atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
+                orCreate: { try createTemporary(mode: mode) }
+            )
+        } ?? (createTemporary(mode: mode), nil)
+        var written = stat()
+        var isOpen = true
+        do {
+            if let existing {
+                try Self.copyOwnership(from: existing, to: file)
+            }
+            if let clone {
+                // The length is set first, so that the write stays within the file: past the end, XFS reserves
+                // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
+                if bytes.count != clone.length { try file.truncate(to: bytes.count) }
+                try file.write(bytes, from: clone.shared)
+            } else {
+                try file.write(bytes, from: 0)
+            }
+            if durability == .full {
+                try file.flush()
+            } else {
+                // Without this, a power loss can keep the rename and lose the bytes, leaving an empty or
+                // zero-filled file where the old version stood: the bytes reach the disk before the name does.
+                try file.flushDataBeforeRename()
+                // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
+                // identity read, before it replaces anything.
+                written = try file.status()
+                isOpen = false
+                try file.close()
+            }
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            if isOpen { file.closeQuietly() }
+            FileSystem.removeQuietly(temporary)
+            throw error
+        }
+        if isOpen {
+            // Read from the open file, so that it is this file's, and after the rename: reading its times before a
+            // change makes the change cost more (see FileOwnership). No identity makes the next operation read.
+            written = (try? file.status()) ?? stat()
+            file.closeQuietly()
+        }
+        changes.madeAny = true
+        if durability == .full {
+            try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory)
+        }
+        return FileIdentity(written)
+    }
+
+    /// Flushes the file as it is, if there is one, and its directory: an earlier operation, perhaps in a process that
+    /// has exited, may have replaced it and failed to flush, and a durable success must mean what it found is on the
+    /// disk.
+    func flushAsFound() throws {
+        if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
+            defer { file.closeQuietly() }
+            try file.flush()
+        }
+        try Directory.flushAfterChange(atPath: directory)
+    }
+
+    /// Removes the file, following a symbolic link to its target; a missing file is not an error.
+    func remove(durability: Durability) throws {
+        guard try FileSystem.remove(path) else { return }
+        changes.madeAny = true
+        if durability == .full {
+            try Directory.flushAfterChange(atPath: directory)
+        }
+    }
+
+    // MARK: - Steps
+
+    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get the
+    /// file's owner and group (the process's user, and its group or the directory's), else 0600, so that nobody else
+    /// reads the temporary before its owner, group and mode are set.
+    private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
+        guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
+            existing.st_gid == FileSystem.effectiveGroup,
+            let directory, directory.group == existing.st_gid
+        else { return 0o600 }
+        return existing.st_mode & 0o777
+    }
+
+    private static func copyOwnership(from existing: stat, to file: OpenFile) throws {
+        // The new file's owner and group are the process's, or the directory's group where the directory is
+        // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
+        guard let created = file.ownership else { throw SystemError.last("fstat", .write) }
+        var group = created.group
+        if created.owner != existing.st_uid || created.group != existing.st_gid {
+            if FileSystem.effectiveUser == 0 {
+                guard file.changeOwner(to: existing.st_uid, group: existing.st_gid) else {
+                    throw SystemError.last("fchown", .write)
+                }
+                group = existing.st_gid
+            } else if created.owner == existing.st_uid {
+                // Only root may give a file to another owner. An owner may give it any group it belongs to, and
+                // keeps the new file's group when it does not belong to the old one.
+                if file.changeOwner(to: uid_t.max, group: existing.st_gid) { group = existing.st_gid }
+            }
+        }
+        var mode = existing.st_mode & 0o7777
+        if group != existing.st_gid {
+            // The file now belongs to a group that could not read it before: it gets no group access, so that a
+            // save never lets anyone read the file who could not.
+            mode &= ~0o070
+        }
+        // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
+        guard created.mode & 0o7777 != mode || group != created.group else { return }
+        try file.changeMode(to: mode)
+    }
+
+    // MARK: - Clones
+
+    /// The bytes a new version of a file shares with the version it replaces.
+    struct UnchangedPrefix {
+        /// How many bytes at the start are the same.
+        var length: Int
+        /// The version whose bytes they are; any other version at the path is written whole.
+        var identity: FileIdentity
+    }
+
+    /// The file, open, and its status, when it is the version `prefix` describes and a clone is worth trying.
+    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
+        guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
+            let source = try? OpenFile.open(path, O_RDONLY, .read)
+        else { return nil }
+        // The identity is checked on the open file, so the clone is of the very version the prefix came from.
+        guard let status = try? source.status(), status.isRegularFile, FileIdentity(status) == prefix.identity,
+            Int(status.st_size) >= prefix.length
+        else {
+            source.closeQuietly()
+            return nil
+        }
+        return (source, status)
+    }
+}
