@@ -78,10 +78,6 @@ extension Persistible where Self: Codable & Hashable {
 
     /// What the file holds, now and after every change, noticed as `detection` says.
     ///
-    /// ```swift
-    /// for await change in Settings.changes(detection: .polling(every: .seconds(5))) { … }
-    /// ```
-    ///
     /// - Parameters:
     ///   - detection: Events, or polling at an interval, for a file system that raises no events.
     ///   - coalescingInterval: The least time between two reads of a file that keeps changing; it cannot be

@@ -3,7 +3,6 @@ import Foundation
 /// Wakes a file's change sequence when the file at `path` may have changed, by the platform's events or by polling.
 final class FileWatch: ChangeSource {
     let path: String
-    private let detection: ChangeDetection
     private let signal = ChangeSignal()
     private let state = Locked(State())
 
@@ -18,7 +17,8 @@ final class FileWatch: ChangeSource {
 
     init(path: String, detection: ChangeDetection) {
         self.path = path
-        self.detection = detection
+        guard case .polling(let interval) = detection.method else { return }
+        state.withLock { $0.interval = interval }
     }
 
     deinit {
@@ -26,16 +26,12 @@ final class FileWatch: ChangeSource {
     }
 
     func start() {
-        switch detection.method {
-        case .polling(let interval):
-            state.withLock { $0.interval = interval }
-        case .events:
-            let signal = signal
-            if let events = FileEvents(notify: { signal.notify() }) {
-                state.withLock { $0.events = events }
-            } else {
-                state.withLock { $0.interval = ChangeDetection.defaultPollingInterval }
-            }
+        guard state.withLock({ $0.interval == nil }) else { return }
+        let signal = signal
+        let events = FileEvents(notify: { signal.notify() })
+        state.withLock { state in
+            state.events = events
+            if events == nil { state.interval = ChangeDetection.defaultPollingInterval }
         }
     }
 

@@ -37,8 +37,6 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     public private(set) var contents: PersistenceData<Value>?
 
     /// Why the file could not be read the last time it changed, or `nil` if it was read.
-    ///
-    /// While it is set, ``contents`` holds what the file held before it stopped being readable.
     public private(set) var error: PersistenceError?
 
     /// The values the file holds, in order: none when there is no file.
@@ -78,24 +76,15 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Changes the single value the file holds, or `defaultValue` when there is no file, as
     /// ``Persistible/update(default:_:)`` does under the file's lock, and shows the result: the way to change
-    /// settings.
-    ///
-    /// ```swift
-    /// Stepper("Font size: \(settings.value?.fontSize ?? 12)") {
-    ///     try? settings.update(default: Settings()) { $0.fontSize += 1 }
-    /// } onDecrement: {
-    ///     try? settings.update(default: Settings()) { $0.fontSize -= 1 }
-    /// }
-    /// ```
+    /// settings (<doc:Watching> has an example).
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
-    /// - Throws: ``PersistenceError``, as ``Persistible/update(default:_:)`` does: with
-    ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array, and
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Value` nor `[Value]`; or what
-    ///   `defaultValue` or `body` throws. The file is then as it was.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
+    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws. The
+    ///   file is then as it was.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,

@@ -107,16 +107,7 @@ final class MemoryWatch: ChangeSource {
 // MARK: - Watch
 
 extension FileStore {
-    /// The records, now and after every change made to the file by any process.
-    ///
-    /// ```swift
-    /// for await records in store.changes() {
-    ///     switch records {
-    ///     case .success(let movies): show(movies)
-    ///     case .failure(let error): print(error) // Goes on watching.
-    ///     }
-    /// }
-    /// ```
+    /// The records, now and after every change made to the file by any process, noticed by the platform's events.
     ///
     /// - Returns: The sequence of the store's records.
     public func changes() -> StoreChanges<Object> {
