@@ -25,9 +25,16 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
 
     /// Starts watching: the iterator's first ``AsyncIterator/next()`` yields the file's current state.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(loop: ChangeLoop(
-            watching: archive, path: path, detection: detection, coalescingInterval: coalescingInterval
-        ) { $0 })
+        AsyncIterator(loop: loop { $0 })
+    }
+
+    /// The loop of this sequence, or of a store's over the same file, which makes its elements with `element`.
+    func loop<Output>(_ element: @escaping (ArchiveChange<Value>) -> Output) -> ChangeLoop<Output, WatchedVersion> {
+        let archive = archive
+        return ChangeLoop(source: FileWatch(path: path, detection: detection), coalescingInterval: coalescingInterval) {
+            let (change, version) = Archive.change(of: archive)
+            return (element(change), version)
+        }
     }
 
     /// Yields what the file holds, once at first and then after each change.

@@ -66,22 +66,6 @@ struct ChangeLoop<Element, Version: Equatable> {
     }
 }
 
-extension ChangeLoop where Version == WatchedVersion {
-    /// The loop of a file's change sequence, a type's or a store's: `element` makes each element of what was read.
-    init<Value>(
-        watching archive: Result<Archive<Value>, PersistenceError>,
-        path: String,
-        detection: ChangeDetection,
-        coalescingInterval: Duration,
-        element: @escaping (ArchiveChange<Value>) -> Element
-    ) {
-        self.init(source: FileWatch(path: path, detection: detection), coalescingInterval: coalescingInterval) {
-            let (change, version) = Archive.change(of: archive)
-            return (element(change), version)
-        }
-    }
-}
-
 /// Wakes the one task that consumes a watch.
 ///
 /// Notifications that arrive while nobody waits are kept as one, which bounds a watch's memory whatever the writers

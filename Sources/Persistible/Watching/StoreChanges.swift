@@ -17,7 +17,8 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     public typealias Element = Result<[Object], PersistenceError>
 
     enum Origin {
-        case file(FileStore<Object>, ChangeDetection, Duration)
+        /// The sequence of the store's file, whose elements become records.
+        case file(ArchiveChanges<Object>)
         case memory(MemoryStore<Object>)
     }
 
@@ -26,15 +27,8 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     /// Starts watching: the iterator's first ``AsyncIterator/next()`` yields the records as they are now.
     public func makeAsyncIterator() -> AsyncIterator {
         switch origin {
-        case .file(let store, let detection, let coalescingInterval):
-            let archive: Result<Archive<Object>, PersistenceError> = store.invalid.map { .failure($0) }
-                ?? .success(store.archive)
-            return AsyncIterator(loop: ChangeLoop(
-                watching: archive,
-                path: store.archive.url.path,
-                detection: detection,
-                coalescingInterval: coalescingInterval
-            ) { change in
+        case .file(let changes):
+            return AsyncIterator(loop: changes.loop { change in
                 Result { () throws(PersistenceError) in try change.values() }
             })
         case .memory(let store):
@@ -126,7 +120,13 @@ extension FileStore {
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        return StoreChanges(origin: .file(self, detection, coalescingInterval))
+        let changes = ArchiveChanges(
+            archive: invalid.map { .failure($0) } ?? .success(archive),
+            path: url.path,
+            detection: detection,
+            coalescingInterval: coalescingInterval
+        )
+        return StoreChanges(origin: .file(changes))
     }
 }
 
