@@ -2,6 +2,8 @@ import Foundation
 
 /// How a change sequence notices that a file changed: by the platform's file system events, or by polling.
 ///
+/// <doc:Watching> says what each sees and costs.
+///
 /// ```swift
 /// // A file on a network file system, whose changes by other machines raise no events here:
 /// for await change in Settings.changes(detection: .polling(every: .seconds(2))) { … }
@@ -16,19 +18,14 @@ public struct ChangeDetection: Sendable, Hashable {
 
     /// The platform's file system events: inotify on Linux, kqueue on Apple platforms.
     ///
-    /// A change is seen within a millisecond or so, and a watch that sees no change costs nothing: no thread wakes
-    /// up. Where the platform has no such events, or refuses another watch (as Linux does once a user has used up
-    /// `fs.inotify.max_user_watches`), the sequence polls at ``defaultPollingInterval`` instead.
-    ///
-    /// Events report only what the local kernel did: a change made by another machine to a file on a network file
-    /// system raises none. Use ``polling(every:)`` for such files.
+    /// Where there are none, or the system refuses another watch, the sequence polls at ``defaultPollingInterval``.
+    /// Events report only what the local kernel did, not another machine's changes to a network file system.
     public static let events = ChangeDetection(method: .events)
 
     /// Polls the file every `interval`: its device, inode, size, modification time, mode and change time, and those
-    /// of the symbolic links that lead to it. Nothing is read until one of them changes.
+    /// of the symbolic links that lead to it; it reads the file only when one of them changed.
     ///
-    /// Polling sees every change on every file system, at the cost of a few `stat` calls per interval and a
-    /// latency of up to `interval`. A state that stays on disk for less than `interval` may be missed.
+    /// A state that stays on disk for less than `interval` may be missed.
     ///
     /// - Parameter interval: How often to look; it must be positive.
     public static func polling(every interval: Duration) -> ChangeDetection {
@@ -41,9 +38,7 @@ public struct ChangeDetection: Sendable, Hashable {
 
     /// How long a change sequence waits at least between two reads of a file that keeps changing: 20 milliseconds.
     ///
-    /// The first change after a quiet spell is read at once. Changes that follow within the interval are read
-    /// together once it has passed, so a burst of a thousand saves costs a few dozen reads, and the consumer sees
-    /// the state the burst ends in. A state that stays on disk for longer than the interval is always read, as
-    /// long as the consumer is waiting for the next element.
+    /// The first change after a quiet spell is read at once; the changes that follow within the interval are read
+    /// together once it has passed. A state that stays on disk for longer is always yielded.
     public static let defaultCoalescingInterval: Duration = .milliseconds(20)
 }

@@ -1,26 +1,25 @@
 import Foundation
 
-/// What tells a change sequence that it may have something new to read.
+/// What wakes a change sequence: a `FileWatch`, or a `MemoryWatch` for a memory store.
 protocol ChangeSource: AnyObject, Sendable {
-    /// Begins watching; called once, before the first read.
+    /// Begins watching; called once, before the first read, so that no change after that read goes unseen.
     func start()
     /// Returns `true` once something may have changed, `false` when the task is cancelled.
     func waitForChange() async -> Bool
     /// Called just before each read: a change from now on wakes the next wait.
     func prepareRead()
-    /// Stops watching and releases what the watch holds; called once the sequence ends.
+    /// Releases what the watch holds; called once the sequence ends.
     func close()
 }
 
-/// The loop every change sequence runs: wait, read, and yield what was read if it differs from what was yielded.
+/// The loop of every change sequence: wait, read, and yield what was read if its version differs from the last.
 ///
-/// Nothing is queued. However many changes happen between two calls to `next`, the second reads once and yields
-/// the latest state, so a slow consumer costs no memory and never falls behind.
+/// Nothing is queued: however many changes come between two calls to `next`, the second reads once, so a slow
+/// consumer costs no memory and never falls behind.
 struct ChangeLoop<Element, Version: Equatable> {
     let source: any ChangeSource
-    /// Reads what the file or store holds now, and the version it came from.
-    let read: () -> (Element, Version)
     let coalescingInterval: Duration
+    let read: () -> (Element, Version)
     private var last: Version?
     private var lastRead: ContinuousClock.Instant?
     private var finished = false
@@ -34,22 +33,16 @@ struct ChangeLoop<Element, Version: Equatable> {
     mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
         guard !finished else { return nil }
         guard !Task.isCancelled else { return finish() }
-        guard let previous = lastRead else {
-            // Watching starts before the first read, so that no change after that read goes unseen.
+        guard var readAt = lastRead else {
             source.start()
             return readNow().element
         }
-        var readAt = previous
         while true {
             guard await source.waitForChange() else { return finish() }
             // A burst is read at most once per interval; the first change after a quiet spell is read at once.
             let earliest = readAt + coalescingInterval
             if ContinuousClock.now < earliest {
-                do {
-                    try await Task.sleep(until: earliest, clock: .continuous)
-                } catch {
-                    return finish()
-                }
+                guard (try? await Task.sleep(until: earliest, clock: .continuous)) != nil else { return finish() }
             }
             guard !Task.isCancelled else { return finish() }
             let (element, isNew) = readNow()
@@ -70,5 +63,56 @@ struct ChangeLoop<Element, Version: Equatable> {
         finished = true
         source.close()
         return nil
+    }
+}
+
+/// Wakes the one task that consumes a watch.
+///
+/// Notifications that arrive while nobody waits are kept as one, which bounds a watch's memory whatever the writers
+/// do: the consumer then reads once and sees the latest state.
+final class ChangeSignal: Sendable {
+    private struct State: Sendable {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    /// Says that something may have changed; safe to call from any thread.
+    func notify() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.pending = true }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Forgets earlier notifications, just before a read.
+    func clear() {
+        state.withLock { $0.pending = false }
+    }
+
+    /// Returns once notified (at once if a notification is pending) or when the task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
     }
 }

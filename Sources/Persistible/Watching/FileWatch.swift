@@ -1,24 +1,24 @@
 import Foundation
 
-/// The watch behind a file's change sequence: it wakes the consumer when the file at `path` may have changed,
-/// by the platform's events or by polling.
+/// Wakes a file's change sequence when the file at `path` may have changed, by the platform's events or by polling.
 final class FileWatch: ChangeSource {
     let path: String
-    private let detection: ChangeDetection
     private let signal = ChangeSignal()
     private let state = Locked(State())
 
     private struct State: Sendable {
         var events: FileEvents?
         var targets: [WatchTarget] = []
-        /// What polling saw before the last read.
-        var snapshot: [EntryStatus?] = []
+        /// Set when polling: how often.
         var interval: Duration?
+        /// What polling saw before the last read.
+        var statuses: [EntryStatus?] = []
     }
 
     init(path: String, detection: ChangeDetection) {
         self.path = path
-        self.detection = detection
+        guard case .polling(let interval) = detection.method else { return }
+        state.withLock { $0.interval = interval }
     }
 
     deinit {
@@ -26,43 +26,33 @@ final class FileWatch: ChangeSource {
     }
 
     func start() {
-        switch detection.method {
-        case .polling(let interval):
-            state.withLock { $0.interval = interval }
-        case .events:
-            let signal = signal
-            guard let events = FileEvents(notify: { signal.notify() }) else {
-                state.withLock { $0.interval = ChangeDetection.defaultPollingInterval }
-                return
-            }
-            state.withLock { $0.events = events }
-            renew()
+        guard state.withLock({ $0.interval == nil }) else { return }
+        let signal = signal
+        let events = FileEvents(notify: { signal.notify() })
+        state.withLock { state in
+            state.events = events
+            if events == nil { state.interval = ChangeDetection.defaultPollingInterval }
         }
     }
 
     func waitForChange() async -> Bool {
-        if let interval = state.withLock({ $0.interval }) {
-            while true {
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    return false
-                }
-                let now = Self.snapshot(of: WatchTarget.chain(for: path), path: path)
-                if state.withLock({ $0.snapshot != now }) { return true }
-            }
+        guard let interval = state.withLock({ $0.interval }) else {
+            await signal.wait()
+            return !Task.isCancelled
         }
-        await signal.wait()
-        return !Task.isCancelled
+        while true {
+            guard (try? await Task.sleep(for: interval)) != nil else { return false }
+            let now = statuses()
+            if state.withLock({ $0.statuses != now }) { return true }
+        }
     }
 
     func prepareRead() {
         signal.clear()
+        renew()
         if state.withLock({ $0.interval != nil }) {
-            let snapshot = Self.snapshot(of: WatchTarget.chain(for: path), path: path)
-            state.withLock { $0.snapshot = snapshot }
-        } else {
-            renew()
+            let statuses = statuses()
+            state.withLock { $0.statuses = statuses }
         }
     }
 
@@ -74,46 +64,36 @@ final class FileWatch: ChangeSource {
         events?.cancel()
     }
 
-    /// Watches the entries the path now leads through, if they changed or a watch was lost; falls back to polling
-    /// if the platform refuses, as it does when the process has used up its inotify watches.
+    /// Watches the entries the path now leads through, if they changed or a watch was lost; polls instead if the
+    /// platform refuses, as Linux does once the user's inotify watches are used up.
     ///
-    /// The path is resolved again after each new watch: an entry that changed between resolving and watching (a
-    /// directory made, a link pointed elsewhere) raised its event before the watch existed, and only resolving
-    /// again finds it.
+    /// The path is resolved again after each new watch: an entry that changed between resolving and watching raised
+    /// its event before the watch existed, and only resolving again finds it.
     private func renew() {
         let watched = state.withLock { state in state.events.map { ($0, state.targets) } }
         guard let (events, watchedTargets) = watched else { return }
         var targets = watchedTargets
-        var current = WatchTarget.chain(for: path)
         var lost = events.needsRenewal
         for _ in 0..<16 {
+            let current = WatchTarget.chain(for: path)
             guard current != targets || lost else { return }
             guard events.watch(current) else {
-                fallBackToPolling(events, current)
+                close()
+                state.withLock { $0.interval = ChangeDetection.defaultPollingInterval }
                 return
             }
             targets = current
             lost = false
             state.withLock { $0.targets = current }
-            current = WatchTarget.chain(for: path)
         }
         // The path keeps changing under the watch: look again at the next wait rather than spin here.
         signal.notify()
     }
 
-    private func fallBackToPolling(_ events: FileEvents, _ targets: [WatchTarget]) {
-        events.cancel()
-        let snapshot = Self.snapshot(of: targets, path: path)
-        state.withLock { state in
-            state.events = nil
-            state.interval = ChangeDetection.defaultPollingInterval
-            state.snapshot = snapshot
-        }
-    }
-
     /// The status of each entry the path leads through, and of the file it leads to.
-    private static func snapshot(of targets: [WatchTarget], path: String) -> [EntryStatus?] {
-        targets.map { EntryStatus(atPath: $0.path, following: false) } + [EntryStatus(atPath: path, following: true)]
+    private func statuses() -> [EntryStatus?] {
+        WatchTarget.chain(for: path).map { EntryStatus(atPath: $0.path, following: false) }
+            + [EntryStatus(atPath: path, following: true)]
     }
 }
 
@@ -127,34 +107,20 @@ extension WatchTarget {
         // The same bound on links as the system's.
         for _ in 0..<40 {
             let directory = (current as NSString).deletingLastPathComponent
-            let target = existing(WatchTarget(directory: directory, name: (current as NSString).lastPathComponent))
-            chain.append(target)
-            guard target.directory == directory, let destination = symbolicLinkDestination(atPath: current) else {
-                break
+            var target = WatchTarget(directory: directory, name: (current as NSString).lastPathComponent)
+            while FileSystem.status(target.directory)?.isDirectory != true {
+                let parent = (target.directory as NSString).deletingLastPathComponent
+                guard parent != target.directory else { break }
+                target = WatchTarget(directory: parent, name: (target.directory as NSString).lastPathComponent)
             }
+            chain.append(target)
+            guard target.directory == directory, let destination = try? FileSystem.linkTarget(current),
+                !destination.isEmpty
+            else { break }
             current = destination.hasPrefix("/")
                 ? destination
                 : ((directory as NSString).appendingPathComponent(destination) as NSString).standardizingPath
         }
         return chain
-    }
-
-    /// `target`, or the entry on the way to it in the nearest directory that exists.
-    private static func existing(_ target: WatchTarget) -> WatchTarget {
-        var target = target
-        while !isDirectory(target.directory) {
-            let parent = (target.directory as NSString).deletingLastPathComponent
-            guard parent != target.directory else { break }
-            target = WatchTarget(directory: parent, name: (target.directory as NSString).lastPathComponent)
-        }
-        return target
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        FileSystem.status(path)?.isDirectory == true
-    }
-
-    private static func symbolicLinkDestination(atPath path: String) -> String? {
-        (try? FileSystem.linkTarget(path)).flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -5,8 +5,9 @@ import Observation
 
 /// What a type's file holds, kept current as any process changes it, for SwiftUI views and long-running programs.
 ///
-/// It reads the file when it is made, then follows ``Persistible/changes()``, so ``contents``, ``values`` and
-/// ``value`` always show what the file holds, and Observation tells whoever reads them when they change:
+/// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
+/// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
+/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it.
 ///
 /// ```swift
 /// struct PeopleView: View {
@@ -19,16 +20,11 @@ import Observation
 /// }
 /// ```
 ///
-/// Its writes (``update(default:_:)``, ``save(_:)-(Value)``, ``write(_:)``, ``deleteFile()``) go to the file, as those
-/// of the type and of a ``FileStore`` do, and are shown at once, without waiting for the watch. A file that stops
-/// being readable leaves the last contents in place and sets ``error``; the next good state clears it.
-///
 /// The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
-/// ``withArchiveDirectory(_:operation:)`` to show a file there.
+/// ``withArchiveDirectory(_:operation:)`` to show a file there. More in <doc:Watching>.
 ///
-/// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: fast for the
-/// small files of settings and short lists; keep large files off the main actor with a ``FileStore`` and its
-/// `async` operations.
+/// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
+/// off the main actor with a ``FileStore`` and its `async` operations.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
 @MainActor
 @Observable
@@ -41,8 +37,6 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     public private(set) var contents: PersistenceData<Value>?
 
     /// Why the file could not be read the last time it changed, or `nil` if it was read.
-    ///
-    /// While it is set, ``contents`` holds what the file held before it stopped being readable.
     public private(set) var error: PersistenceError?
 
     /// The values the file holds, in order: none when there is no file.
@@ -55,14 +49,11 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     }
 
     @ObservationIgnored private let directory: URL
-    @ObservationIgnored private let watch = WatchTask()
+
+    /// The watch, cancelled when the object is released; locked because `deinit` is not on the main actor.
+    @ObservationIgnored private let watch = Locked<Task<Void, Never>?>(nil)
 
     /// Reads the file now, and watches it from then on.
-    ///
-    /// ```swift
-    /// let settings = ObservedArchive<Settings>()
-    /// print(settings.value ?? .defaults)
-    /// ```
     ///
     /// - Parameter detection: How changes are noticed: events, the default, or polling for a file on a network
     ///   file system.
@@ -70,50 +61,36 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         directory = Value.archiveDirectory
         let changes = Value.changes(detection: detection)
         apply(Value.currentChange())
-        watch.task = Task { [weak self] in
+        let task = Task { [weak self] in
             for await change in changes {
                 guard let self else { return }
                 self.apply(change)
             }
         }
+        watch.withLock { $0 = task }
     }
 
     deinit {
-        watch.cancel()
+        watch.withLock { $0?.cancel() }
     }
 
-    /// Changes the single value the file holds, or `defaultValue` when there is no file, under the file's lock, as
-    /// ``Persistible/update(default:_:)`` does, and shows the result: the way to change settings.
-    ///
-    /// ```swift
-    /// struct SettingsView: View {
-    ///     @State private var settings = ObservedArchive<Settings>()
-    ///
-    ///     var body: some View {
-    ///         Stepper("Font size: \(settings.value?.fontSize ?? 12)") {
-    ///             try? settings.update(default: Settings()) { $0.fontSize += 1 }
-    ///         } onDecrement: {
-    ///             try? settings.update(default: Settings()) { $0.fontSize -= 1 }
-    ///         }
-    ///     }
-    /// }
-    /// ```
+    /// Changes the single value the file holds, or `defaultValue` when there is no file, as
+    /// ``Persistible/update(default:_:)`` does under the file's lock, and shows the result: the way to change
+    /// settings (<doc:Watching> has an example).
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
-    /// - Throws: ``PersistenceError``, as ``Persistible/update(default:_:)`` does: with
-    ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array, and
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if it holds neither `Value` nor `[Value]`; or what
-    ///   `defaultValue` or `body` throws. The file is then as it was.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
+    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws. The
+    ///   file is then as it was.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,
         _ body: (inout Value) throws -> Void
     ) throws -> Value {
-        defer { refresh() }
-        return try inDirectory { try Value.update(default: defaultValue(), body) }
+        try writing { try Value.update(default: defaultValue(), body) }
     }
 
     /// Saves `value`, as ``Persistible/saveToFile()`` does, and shows the result.
@@ -123,8 +100,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
     @discardableResult
     public func save(_ value: Value) throws -> Bool {
-        defer { refresh() }
-        return try inDirectory { try value.saveToFile() }
+        try writing { try value.saveToFile() }
     }
 
     /// Saves the values that the file does not hold yet, as `Array.saveToFile()` does, and shows the result.
@@ -134,12 +110,11 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
     @discardableResult
     public func save(_ values: [Value]) throws -> Int {
-        defer { refresh() }
-        return try inDirectory { try values.saveToFile() }
+        try writing { try values.saveToFile() }
     }
 
     /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
-    /// shows the result.
+    /// shows the result. The file holds an array afterwards, as every store write leaves it.
     ///
     /// ```swift
     /// try people.write { writer in
@@ -147,16 +122,13 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// }
     /// ```
     ///
-    /// The file holds an array afterwards, as every store write leaves it.
-    ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.
     /// - Throws: ``PersistenceError`` if the file cannot be read or written, or what `body` throws; the file is then
     ///   as it was.
     @discardableResult
     public func write<Result>(_ body: (inout StoreWriter<Value>) throws -> Result) throws -> Result {
-        defer { refresh() }
-        return try inDirectory { try FileStore<Value>().write(body) }
+        try writing { try FileStore<Value>().write(body) }
     }
 
     /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
@@ -164,18 +136,18 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the file
     ///   cannot be removed.
     public func deleteFile() throws {
-        defer { refresh() }
-        try inDirectory { try Value.deleteFile() }
+        try writing { try Value.deleteFile() }
     }
 
-    /// Reads the file now instead of waiting for the watch: after this process's own writes, so that they show at
-    /// once.
+    /// Reads the file now instead of waiting for the watch, as every write of this object does.
     public func refresh() {
-        apply(inDirectory { Value.currentChange() })
+        apply(withArchiveDirectory(directory) { Value.currentChange() })
     }
 
-    private func inDirectory<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try withArchiveDirectory(directory, operation: body)
+    /// Runs a write in the file's directory, then shows what the file holds, whether the write succeeded or not.
+    private func writing<Result>(_ body: () throws -> Result) rethrows -> Result {
+        defer { refresh() }
+        return try withArchiveDirectory(directory, operation: body)
     }
 
     /// Shows `change`, setting only what differs, so that observers hear of real changes only.
@@ -192,29 +164,4 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         }
     }
 }
-
-/// The task that keeps an ``ObservedArchive`` current, cancelled when the object is released.
-private final class WatchTask: Sendable {
-    private let state = Locked<Task<Void, Never>?>(nil)
-
-    var task: Task<Void, Never>? {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
-
-    func cancel() {
-        state.withLock { $0?.cancel() }
-    }
-}
 #endif
-
-extension Persistible where Self: Codable & Hashable {
-    /// What the file holds now, as a change sequence's element.
-    static func currentChange() -> ArchiveChange<Self> {
-        do {
-            return try archive().change().0
-        } catch {
-            return .failure(error)
-        }
-    }
-}

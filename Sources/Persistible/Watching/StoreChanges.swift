@@ -4,9 +4,7 @@ import Foundation
 /// ``MemoryStore/changes()`` return.
 ///
 /// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; a missing
-/// file is an empty store. The rules are those of ``ArchiveChanges``: the current records first, then the records
-/// after each change by any process (for a ``MemoryStore``, after each write that changed something), coalesced so
-/// that a consumer never falls behind, until the iterating task is cancelled.
+/// file is an empty store. Otherwise it follows the rules of ``ArchiveChanges``.
 ///
 /// ```swift
 /// for await records in FileStore<Movie>().changes() {
@@ -18,34 +16,20 @@ import Foundation
 public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     public typealias Element = Result<[Object], PersistenceError>
 
-    fileprivate enum Origin {
-        case file(FileStore<Object>, ChangeDetection, Duration)
+    enum Origin {
+        /// The sequence of the store's file, whose elements become records.
+        case file(ArchiveChanges<Object>)
         case memory(MemoryStore<Object>)
     }
 
-    private let origin: Origin
-
-    init(_ store: FileStore<Object>, detection: ChangeDetection, coalescingInterval: Duration) {
-        origin = .file(store, detection, coalescingInterval)
-    }
-
-    init(_ store: MemoryStore<Object>) {
-        origin = .memory(store)
-    }
+    let origin: Origin
 
     /// Starts watching: the iterator's first ``AsyncIterator/next()`` yields the records as they are now.
     public func makeAsyncIterator() -> AsyncIterator {
         switch origin {
-        case .file(let store, let detection, let coalescingInterval):
-            let archive = store.archive
-            let invalid = store.invalid
-            return AsyncIterator(loop: ChangeLoop(
-                source: FileWatch(path: archive.url.path, detection: detection),
-                coalescingInterval: coalescingInterval
-            ) {
-                if let invalid { return (.failure(invalid), .failed(invalid, nil)) }
-                let (records, version) = archive.watchedContents()
-                return (records.map { $0 ?? [] }, version)
+        case .file(let changes):
+            return AsyncIterator(loop: changes.loop { change in
+                Result { () throws(PersistenceError) in try change.values() }
             })
         case .memory(let store):
             return AsyncIterator(loop: ChangeLoop(source: MemoryWatch(store.observers), coalescingInterval: .zero) {
@@ -66,7 +50,7 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
             await loop.next(isolation: nil)
         }
 
-        /// The records now, first; after that, the records after the next change; read in `actor`'s isolation.
+        /// The same as ``next()``, run in `actor`'s isolation.
         ///
         /// - Parameter actor: The actor the iteration runs on.
         /// - Returns: The next element, or `nil` once the task is cancelled.
@@ -91,6 +75,10 @@ final class MemoryWatch: ChangeSource {
         self.observers = observers
     }
 
+    deinit {
+        close()
+    }
+
     func start() {
         let signal = signal
         observers.withLock { $0[key] = signal }
@@ -108,29 +96,12 @@ final class MemoryWatch: ChangeSource {
     func close() {
         observers.withLock { $0[key] = nil }
     }
-
-    deinit {
-        close()
-    }
 }
 
 // MARK: - Watch
 
 extension FileStore {
-    /// The records, now and after every change made to the file by any process.
-    ///
-    /// The first element is the records as they are now; then one follows each change, coalesced so that a
-    /// consumer never falls behind, until the iterating task is cancelled. ``StoreChanges`` and ``ArchiveChanges``
-    /// say exactly what is seen and when.
-    ///
-    /// ```swift
-    /// for await records in store.changes() {
-    ///     switch records {
-    ///     case .success(let movies): show(movies)
-    ///     case .failure(let error): print(error) // Goes on watching.
-    ///     }
-    /// }
-    /// ```
+    /// The records, now and after every change made to the file by any process, noticed by the platform's events.
     ///
     /// - Returns: The sequence of the store's records.
     public func changes() -> StoreChanges<Object> {
@@ -141,31 +112,30 @@ extension FileStore {
     ///
     /// - Parameters:
     ///   - detection: Events, or polling at an interval, for a file system that raises no events.
-    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; the default is
-    ///     ``ChangeDetection/defaultCoalescingInterval``.
+    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; it cannot be
+    ///     negative.
     /// - Returns: The sequence of the store's records.
     public func changes(
         detection: ChangeDetection,
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        return StoreChanges(self, detection: detection, coalescingInterval: coalescingInterval)
+        let changes = ArchiveChanges(
+            archive: invalid.map { .failure($0) } ?? .success(archive),
+            path: url.path,
+            detection: detection,
+            coalescingInterval: coalescingInterval
+        )
+        return StoreChanges(origin: .file(changes))
     }
 }
 
 extension MemoryStore where Object: Codable {
-    /// The records, now and after every write to this store that changes them.
-    ///
-    /// It stands in for ``FileStore/changes()`` in tests and previews: the same elements, driven by this store's
-    /// own writes, each one seen (a memory store's writes are not coalesced).
-    ///
-    /// ```swift
-    /// let store = MemoryStore<Movie>()
-    /// for await records in store.changes() { … }
-    /// ```
+    /// The records, now and after every write to this store that changes them: a stand-in for
+    /// ``FileStore/changes()`` in tests and previews, whose writes are each seen, not coalesced.
     ///
     /// - Returns: The sequence of the store's records.
     public func changes() -> StoreChanges<Object> {
-        StoreChanges(self)
+        StoreChanges(origin: .memory(self))
     }
 }
