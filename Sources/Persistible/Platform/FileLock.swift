@@ -126,7 +126,8 @@ struct FileLock {
                 let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
                 throw Held(processID: holder)
             }
-            Thread.sleep(forTimeInterval: min(pause, remaining).seconds)
+            // A pause is under a second: its attoseconds are all of it.
+            Thread.sleep(forTimeInterval: Double(min(pause, remaining).components.attoseconds) * 1e-18)
             pause = min(pause * 2, .milliseconds(50))
         }
     }
@@ -155,13 +156,5 @@ struct FileLock {
         #else
         return nil
         #endif
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `Thread.sleep` takes it.
-    fileprivate var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) * 1e-18
     }
 }

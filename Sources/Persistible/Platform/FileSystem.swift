@@ -13,23 +13,24 @@ struct OpenFile {
     static func open(
         _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open", _ phase: SystemError.Phase
     ) throws -> OpenFile? {
-        let system = SystemCalls.current
-        let descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CLOEXEC, mode) }
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw SystemError.last(operation, phase)
-        }
-        return OpenFile(descriptor: descriptor, system: system)
+        try open(path, flags | O_CLOEXEC, mode, nilWhen: ENOENT, operation, phase)
     }
 
     /// Creates the file at `path`, open for writing, or returns `nil` if something is there already.
     static func create(exclusive path: String, mode: mode_t, operation: String) throws -> OpenFile? {
-        let system = SystemCalls.current
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
+        return try open(path, flags, mode, nilWhen: EEXIST, operation, .write)
+    }
+
+    private static func open(
+        _ path: String, _ flags: Int32, _ mode: mode_t, nilWhen absent: Int32, _ operation: String,
+        _ phase: SystemError.Phase
+    ) throws -> OpenFile? {
+        let system = SystemCalls.current
         let descriptor = retryingOnInterrupt { system.calls.open(path, flags, mode) }
         guard descriptor >= 0 else {
-            if errno == EEXIST { return nil }
-            throw SystemError.last(operation, .write)
+            if errno == absent { return nil }
+            throw SystemError.last(operation, phase)
         }
         return OpenFile(descriptor: descriptor, system: system)
     }
@@ -341,19 +342,19 @@ enum FileClone {
         atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
         orCreate create: () throws -> OpenFile
     ) throws -> (file: OpenFile, clone: (shared: Int, length: Int)?) {
-        let system = source.file.system.calls
+        let system = source.file.system
         let device = source.status.device
         #if canImport(Darwin)
-        var cloned = system.cloneFile(source.file.descriptor, path) == 0
-        if !cloned, errno == EEXIST, system.unlink(path) == 0 {
-            cloned = system.cloneFile(source.file.descriptor, path) == 0
+        var cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
+        if !cloned, errno == EEXIST, system.calls.unlink(path) == 0 {
+            cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
         }
         guard cloned else {
             noteFailure(errno, onDevice: device)
             return (try create(), nil)
         }
         guard let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) else {
-            _ = system.unlink(path)
+            _ = system.calls.unlink(path)
             return (try create(), nil)
         }
         let clonedLength = Int(source.status.st_size)
@@ -364,7 +365,7 @@ enum FileClone {
         guard blockSize > 0 else { return (file, nil) }
         let shared = sharedLength(of: source.file, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return (file, nil) }
-        guard system.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
+        guard system.calls.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
             noteFailure(errno, onDevice: device)
             return (file, nil)
         }
@@ -464,19 +465,15 @@ struct FileOwnership {
     /// The type and permission bits, as `st_mode` holds them.
     var mode: mode_t
 
-    init(owner: uid_t, group: gid_t, mode: mode_t) {
-        self.owner = owner
-        self.group = group
-        self.mode = mode
-    }
-
-    init(_ status: stat) {
-        self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
-    }
-
     /// The ownership of the file at `path`, following symbolic links; `nil` with `errno` set if it cannot be read.
     static func of(path: String) -> FileOwnership? {
         SystemCalls.current.calls.ownership(-1, path)
+    }
+}
+
+extension FileOwnership {
+    init(_ status: stat) {
+        self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
     }
 }
 
