@@ -151,15 +151,12 @@ extension FileEvents.State: @unchecked Sendable {}
 /// A subscription asks for the events about one name in one directory. The instance and its thread exist only
 /// while some subscription does, and the thread sleeps in `read` until the kernel has an event: a process that
 /// watches nothing holds neither, and an idle watch costs no wake-ups.
-final class Inotify: Sendable {
+private final class Inotify: Sendable {
     static let shared = Inotify()
 
     typealias Subscription = UInt64
 
-    private struct Subscriber {
-        var name: String
-        var notify: @Sendable () -> Void
-    }
+    private typealias Subscriber = (name: String, notify: @Sendable () -> Void)
 
     private struct State {
         var descriptor: Int32 = -1
@@ -195,7 +192,7 @@ final class Inotify: Sendable {
             }
             state.next += 1
             let subscription = state.next
-            state.directories[watch, default: [:]][subscription] = Subscriber(name: name, notify: notify)
+            state.directories[watch, default: [:]][subscription] = (name, notify)
             state.directoryOf[subscription] = watch
             return subscription
         }

@@ -211,28 +211,22 @@ enum Directory {
     /// named apart from the one after a rename.
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
-        func made() throws {
-            guard durability == .full else { return }
-            do {
-                try flush(atPath: (path as NSString).deletingLastPathComponent)
-            } catch let error as SystemError {
-                throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
+        let parent = (path as NSString).deletingLastPathComponent
+        if system.calls.mkdir(path, 0o777) != 0 {
+            if errno == EEXIST { return }
+            guard errno == ENOENT, parent != path, !parent.isEmpty else {
+                throw SystemError.last("create directory", .write)
             }
-        }
-        if system.calls.mkdir(path, 0o777) == 0 { return try made() }
-        switch errno {
-        case EEXIST:
-            return
-        case ENOENT:
-            let parent = (path as NSString).deletingLastPathComponent
-            guard parent != path, !parent.isEmpty else { throw SystemError.last("create directory", .write) }
             try create(atPath: parent, durability: durability)
             guard system.calls.mkdir(path, 0o777) == 0 || errno == EEXIST else {
                 throw SystemError.last("create directory", .write)
             }
-            try made()
-        default:
-            throw SystemError.last("create directory", .write)
+        }
+        guard durability == .full else { return }
+        do {
+            try flush(atPath: parent)
+        } catch let error as SystemError {
+            throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
         }
     }
 
@@ -388,7 +382,7 @@ enum FileClone {
     /// A file in more than ``extentLimit`` extents averaging under 64 KiB, made some other way, is written whole,
     /// which makes it whole again; one with larger extents (a file system that compresses in extents of 128 KiB)
     /// is shared as it is, since writing it whole would not make it whole.
-    private     static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
+    private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
         switch source.system.calls.extents(source.descriptor, shared, extentLimit) {
@@ -485,9 +479,7 @@ struct EntryStatus: Hashable, Sendable {
     var changeNanoseconds: Int64
 
     init?(atPath path: String, following: Bool) {
-        var status = stat()
-        let calls = SystemCalls.current.calls
-        guard (following ? calls.stat(path, &status) : calls.lstat(path, &status)) == 0 else { return nil }
+        guard let status = following ? FileSystem.status(path) : try? FileSystem.entryStatus(path) else { return nil }
         identity = FileIdentity(status)
         mode = UInt32(status.st_mode)
         #if canImport(Darwin)
