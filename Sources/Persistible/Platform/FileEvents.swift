@@ -1,6 +1,8 @@
 import Foundation
 
-#if canImport(Darwin)
+#if os(Linux)
+import Glibc
+#elseif canImport(Darwin)
 import Darwin
 #endif
 
@@ -15,9 +17,9 @@ struct WatchTarget: Hashable, Sendable {
 /// The platform's notifications of changes to named entries of directories: inotify on Linux, dispatch sources
 /// (kqueue) on Apple platforms.
 ///
-/// Directories rather than files are watched, because a save replaces the file: a watch on the file itself would
-/// follow the old inode away after the first save. On Apple platforms, where a directory's events do not include
-/// writes into its files, the file itself is watched as well, and watched anew after every event.
+/// Directories are watched, because a save replaces the file: a watch on the file would follow the old inode away.
+/// On Apple platforms, where a directory's events leave out writes into its files, the last target's file is
+/// watched as well, and anew after every event.
 final class FileEvents: Sendable {
     private let notify: @Sendable () -> Void
     private let state = Locked(State())
@@ -35,9 +37,7 @@ final class FileEvents: Sendable {
         cancel()
     }
 
-    /// Watches `targets` instead of what was watched before.
-    ///
-    /// - Returns: `false` if one of them could not be watched; what could be is watched.
+    /// Watches `targets` instead of what was watched before; `false` if one of them could not be watched.
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
         let notify = notify
@@ -101,8 +101,8 @@ final class FileEvents: Sendable {
         #endif
     }
 
-    /// Whether what is watched must be watched again even if the targets are the same: on Linux when a watched
-    /// directory was deleted or moved, on Apple platforms after any event, since the file may be a new one.
+    /// Whether the same targets must be watched anew: on Linux once a watched directory was deleted or moved, on
+    /// Apple platforms after any event, since the file may be a new one.
     var needsRenewal: Bool {
         #if os(Linux)
         let subscriptions = state.withLock { $0.subscriptions }
@@ -116,19 +116,7 @@ final class FileEvents: Sendable {
 
     /// Stops watching and releases every descriptor.
     func cancel() {
-        #if os(Linux)
-        let old = state.withLock { state in
-            defer { state.subscriptions = [] }
-            return state.subscriptions
-        }
-        for subscription in old { Inotify.shared.unsubscribe(subscription) }
-        #elseif canImport(Darwin)
-        let old = state.withLock { state in
-            defer { state.sources = [] }
-            return state.sources
-        }
-        for source in old { source.cancel() }
-        #endif
+        _ = watch([])
     }
 }
 
@@ -153,4 +141,174 @@ extension FileEvents.State: Sendable {}
 #elseif canImport(Darwin)
 // The sources are reached only under FileEvents' lock, and a dispatch source may be cancelled from any thread.
 extension FileEvents.State: @unchecked Sendable {}
+#endif
+
+// MARK: - inotify
+
+#if os(Linux)
+/// The process's one inotify instance and the one thread that reads it, shared by every watch.
+///
+/// A subscription asks for the events about one name in one directory. The instance and its thread exist only
+/// while some subscription does, and the thread sleeps in `read` until the kernel has an event: a process that
+/// watches nothing holds neither, and an idle watch costs no wake-ups.
+private final class Inotify: Sendable {
+    static let shared = Inotify()
+
+    typealias Subscription = UInt64
+
+    private typealias Subscriber = (name: String, notify: @Sendable () -> Void)
+
+    private struct State {
+        var descriptor: Int32 = -1
+        /// By watch descriptor; the kernel gives one directory the same one however often it is added.
+        var directories: [Int32: [Subscription: Subscriber]] = [:]
+        var directoryOf: [Subscription: Int32] = [:]
+        /// Subscriptions whose directory was deleted or moved: their watch is gone and they must subscribe again.
+        var lost: Set<Subscription> = []
+        var next: Subscription = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Entries created, deleted, renamed, written and closed, or changed in mode; and the directory's own end.
+    /// Writes that are not yet closed are left out, so that a file being written in place is read once it is whole.
+    private static let mask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
+            | IN_MOVE_SELF
+    ) | UInt32(IN_ONLYDIR)
+
+    /// Calls `notify` on the reader thread after each event about `name` in `directory`.
+    ///
+    /// - Returns: The subscription, or `nil` if inotify refuses (no such directory, no more watches allowed).
+    func subscribe(directory: String, name: String, notify: @escaping @Sendable () -> Void) -> Subscription? {
+        state.withLock { state -> Subscription? in
+            let watch: Int32
+            if state.descriptor < 0 {
+                guard let first = Self.start(&state, directory: directory) else { return nil }
+                watch = first
+            } else {
+                watch = inotify_add_watch(state.descriptor, directory, Self.mask)
+                guard watch >= 0 else { return nil }
+            }
+            state.next += 1
+            let subscription = state.next
+            state.directories[watch, default: [:]][subscription] = (name, notify)
+            state.directoryOf[subscription] = watch
+            return subscription
+        }
+    }
+
+    /// Whether the directory of `subscription` is no longer watched, because it was deleted or moved.
+    func isLost(_ subscription: Subscription) -> Bool {
+        state.withLock { $0.lost.contains(subscription) }
+    }
+
+    /// Stops a subscription; the last one closes the instance and ends the thread.
+    func unsubscribe(_ subscription: Subscription) {
+        state.withLock { state in
+            state.lost.remove(subscription)
+            guard let watch = state.directoryOf.removeValue(forKey: subscription) else { return }
+            state.directories[watch]?[subscription] = nil
+            if state.directories[watch]?.isEmpty == true {
+                state.directories[watch] = nil
+                // The kernel answers with an event, which wakes the thread to end if this was the last watch.
+                inotify_rm_watch(state.descriptor, watch)
+            }
+        }
+    }
+
+    /// Opens the instance with its first watch and starts the reader thread; `nil` if inotify refuses.
+    ///
+    /// The thread starts only once a watch exists, so that it always has an event to wake it when the last watch
+    /// is removed: the kernel reports every removal, by `inotify_rm_watch` or by the directory's end.
+    private static func start(_ state: inout State, directory: String) -> Int32? {
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        let watch = inotify_add_watch(descriptor, directory, mask)
+        guard watch >= 0 else {
+            close(descriptor)
+            return nil
+        }
+        state.descriptor = descriptor
+        // Waits for the thread to name itself, so that whoever looks at the process's threads can tell it at once.
+        let named = DispatchSemaphore(value: 0)
+        Thread {
+            nameCurrentThread()
+            named.signal()
+            Inotify.shared.readEvents(descriptor: descriptor)
+        }.start()
+        named.wait()
+        return watch
+    }
+
+    /// The reader thread: waits for events, hands them out, and ends once nothing is watched.
+    private func readEvents(descriptor: Int32) {
+        // Room for many events at once; the kernel never splits one.
+        let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: capacity, alignment: MemoryLayout<inotify_event>.alignment
+        )
+        defer { buffer.deallocate() }
+        while true {
+            let length = read(descriptor, buffer, capacity)
+            if length < 0, errno != EINTR { return }
+            let notifications = length > 0 ? deliver(UnsafeRawBufferPointer(start: buffer, count: length)) : []
+            for notify in notifications { notify() }
+            let finished = state.withLock { state -> Bool in
+                guard state.directories.isEmpty, state.descriptor == descriptor else { return false }
+                close(descriptor)
+                state.descriptor = -1
+                return true
+            }
+            if finished { return }
+        }
+    }
+
+    /// Names the calling thread in the kernel, where `Thread.name` does not reach on Linux and
+    /// `pthread_setname_np` is not imported, so that it can be told from the process's other threads.
+    private static func nameCurrentThread() {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = "persistible-wat".withCString { write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+    }
+
+    /// The subscribers to tell about the events in `events`, each once.
+    private func deliver(_ events: UnsafeRawBufferPointer) -> [@Sendable () -> Void] {
+        let header = MemoryLayout<inotify_event>.size
+        return state.withLock { state in
+            var chosen: [Subscription: @Sendable () -> Void] = [:]
+            var offset = 0
+            while offset + header <= events.count {
+                let watch = events.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = events.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let nameLength = Int(events.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameBytes = events[(offset + header)..<min(offset + header + nameLength, events.count)]
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                offset += header + nameLength
+
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    // Events were dropped: anything may have changed.
+                    for (id, subscriber) in state.directories.values.joined() { chosen[id] = subscriber.notify }
+                    continue
+                }
+                guard let directory = state.directories[watch] else { continue }
+                let ended = mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                for (id, subscriber) in directory where ended || subscriber.name == name {
+                    chosen[id] = subscriber.notify
+                }
+                if ended {
+                    // The watch now follows a directory that is no longer at its path, or is gone already.
+                    for id in directory.keys {
+                        state.lost.insert(id)
+                        state.directoryOf[id] = nil
+                    }
+                    state.directories[watch] = nil
+                    if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, watch) }
+                }
+            }
+            return Array(chosen.values)
+        }
+    }
+}
 #endif

@@ -6,35 +6,29 @@ import Foundation
 /// so a lock held on the old data file would exclude nobody. The lock file is never deleted, since deleting it
 /// while another writer waits on it would let a third writer lock a new file beside them.
 ///
-/// The lock file's length says one thing: 0 when it may have been used by version 0.1.0, whose writers could die and
-/// leave temporaries of their own, and 1 once a holder has removed them, or when this version made it. It is set
-/// once in a file's life, so that no later save reads the directory.
+/// The lock file's length is 0 when version 0.1.0, whose writers could die and leave temporaries, may have used it,
+/// and 1 once a holder has removed them or when this version made it: set once, so no later save reads the directory.
 ///
-/// It uses `flock`, which belongs to the open file description: each acquisition opens the lock file anew, so two
-/// threads of one process exclude each other just as two processes do, and closing any other descriptor does not
-/// drop the lock (both unlike `fcntl`'s `F_SETLK`). The lock is released when the process ends, however it ends.
+/// `flock` belongs to the open file description, and each acquisition opens the lock file anew: two threads of one
+/// process exclude each other as two processes do, and closing another descriptor does not drop the lock (both
+/// unlike `fcntl`'s `F_SETLK`). The lock is released when the process ends, however it ends.
 struct FileLock {
-    /// The lock file.
     let path: String
-    /// The directory that holds it and the file it protects.
+    /// The directory that holds the lock file and the file it protects.
     let directory: String
 
-    /// The lock that protects the file at `dataPath`, in `directory`.
     init(protecting dataPath: String, in directory: String) {
         path = dataPath + ".lock"
         self.directory = directory
     }
 
-    /// The lock was held by another writer for longer than the caller would wait.
+    /// The lock was held by another writer, `processID` where the system can tell, longer than the caller would wait.
     struct Held: Error {
-        /// The process that holds it, where the system can tell.
         var processID: Int32?
     }
 
     /// Runs `body` while holding the lock, waiting at most `timeout` for another writer to let go of it, or as
-    /// long as it takes when `timeout` is `nil`.
-    ///
-    /// This blocks the calling thread: call it from a thread that may block, never from the cooperative pool.
+    /// long as it takes when `timeout` is `nil`. This blocks: never call it from the cooperative pool.
     ///
     /// - Parameters:
     ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left, saying whether all of it went; run
@@ -46,12 +40,12 @@ struct FileLock {
     ) throws -> Result {
         let system = SystemCalls.current
         let descriptor = try open(system)
-        defer { _ = system.close(descriptor) }
+        defer { _ = system.calls.close(descriptor) }
         try acquire(descriptor, timeout: timeout, system)
         let (directory, length) = try inspect(descriptor, system)
         if length == 0, removeLeftoversOf010() {
             // A failure leaves the search to the next holder.
-            _ = system.ftruncate(descriptor, 1)
+            _ = system.calls.ftruncate(descriptor, 1)
         }
         return try body(directory)
     }
@@ -60,25 +54,25 @@ struct FileLock {
     ///
     /// Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a root
     /// process saving in a user's directory does not lock the user out of it; ``inspect(_:_:)`` sets its mode.
-    private func open(_ system: SystemCalls) throws -> Int32 {
+    private func open(_ system: SystemCalls.Reference) throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
         // make it opens the winner's.
-        var descriptor = retryingOnInterrupt { system.open(path, flags, 0) }
+        var descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
         if descriptor < 0, errno == ENOENT {
-            descriptor = retryingOnInterrupt { system.open(path, flags | O_CREAT | O_EXCL, 0o600) }
+            descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
                 // No writer of 0.1.0 held this lock before it was made, so none left a temporary to look for (one
                 // still running beside this version is another matter: see the Guarantees). Failures leave the lock
                 // file as made, which is no worse.
-                _ = system.ftruncate(descriptor, 1)
-                if let directory = FileOwnership.of(path: self.directory) {
-                    _ = system.effectiveUser() == 0
-                        ? system.fchown(descriptor, directory.owner, directory.group)
-                        : system.fchown(descriptor, uid_t.max, directory.group)
+                _ = system.calls.ftruncate(descriptor, 1)
+                if let directory = system.calls.ownership(-1, self.directory) {
+                    _ = system.calls.effectiveUser() == 0
+                        ? system.calls.fchown(descriptor, directory.owner, directory.group)
+                        : system.calls.fchown(descriptor, uid_t.max, directory.group)
                 }
             } else if errno == EEXIST {
-                descriptor = retryingOnInterrupt { system.open(path, flags, 0) }
+                descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
             }
         }
         guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
@@ -92,28 +86,28 @@ struct FileLock {
     ///
     /// - Returns: The directory's ownership, if it could be read, and the lock file's length.
     /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
-    private func inspect(_ descriptor: Int32, _ system: SystemCalls) throws -> (FileOwnership?, Int) {
+    private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
         var status = stat()
-        guard system.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
+        guard system.calls.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
         guard status.isRegularFile else {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
         // Read without its times: the save changes the directory next (see FileOwnership).
         let length = Int(status.st_size)
-        guard let directory = FileOwnership.of(path: self.directory) else { return (nil, length) }
+        guard let directory = system.calls.ownership(-1, self.directory) else { return (nil, length) }
         // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
         // it was, which is no worse.
         let mode = (directory.mode & 0o222) * 3
         if status.st_mode & 0o7777 != mode {
-            let user = system.effectiveUser()
-            if status.st_uid == user || user == 0 { _ = system.fchmod(descriptor, mode) }
+            let user = system.calls.effectiveUser()
+            if status.st_uid == user || user == 0 { _ = system.calls.fchmod(descriptor, mode) }
         }
         return (directory, length)
     }
 
-    private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls) throws {
+    private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls.Reference) throws {
         guard let timeout else {
-            guard retryingOnInterrupt({ system.flock(descriptor, LOCK_EX) }) == 0 else {
+            guard retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX) }) == 0 else {
                 throw SystemError.last("flock", .lock)
             }
             return
@@ -124,25 +118,24 @@ struct FileLock {
         let deadline = clock.now + timeout
         var pause = Duration.milliseconds(1)
         while true {
-            if retryingOnInterrupt({ system.flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return }
+            if retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return }
             guard errno == EWOULDBLOCK else { throw SystemError.last("flock", .lock) }
             let remaining = deadline - clock.now
             guard remaining > .zero else {
                 var status = stat()
-                let holder = system.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
+                let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
                 throw Held(processID: holder)
             }
-            Thread.sleep(forTimeInterval: min(pause, remaining).seconds)
+            // A pause is under a second: its attoseconds are all of it.
+            Thread.sleep(forTimeInterval: Double(min(pause, remaining).components.attoseconds) * 1e-18)
             pause = min(pause * 2, .milliseconds(50))
         }
     }
 
-    /// The process holding the `flock` on the lock file whose status is `status`, where the system can tell: only
-    /// Linux can, from its lock table, `/proc/locks`, the one authority there, which also knows locks taken by other
-    /// programs.
-    ///
-    /// A line reads `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`, with the device's major and minor numbers
-    /// in hexadecimal; the lines of waiters carry `->` and are skipped.
+    /// The process holding the `flock` on the lock file whose status is `status`, where the system can tell: Linux,
+    /// from its lock table, which also knows locks taken by other programs. A line of `/proc/locks` reads
+    /// `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`, with the device's major and minor numbers in hexadecimal;
+    /// the lines of waiters carry `->` and are skipped.
     private static func processID(holding status: stat) -> Int32? {
         #if os(Linux)
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
@@ -163,13 +156,5 @@ struct FileLock {
         #else
         return nil
         #endif
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `Thread.sleep` takes it.
-    fileprivate var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) * 1e-18
     }
 }

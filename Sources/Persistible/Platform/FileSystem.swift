@@ -1,0 +1,510 @@
+import Foundation
+
+// MARK: - Open files
+
+/// A file or directory open on a descriptor, and the calls made on it; each failure throws a ``SystemError`` that
+/// names the call, for a write unless said otherwise.
+struct OpenFile {
+    let descriptor: Int32
+    /// The table in use when the file was opened, taken once for every call on it.
+    let system: SystemCalls.Reference
+
+    /// Opens `path`, or returns `nil` if nothing is there.
+    static func open(
+        _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open", _ phase: SystemError.Phase
+    ) throws -> OpenFile? {
+        try open(path, flags | O_CLOEXEC, mode, nilWhen: ENOENT, operation, phase)
+    }
+
+    /// Creates the file at `path`, open for writing, or returns `nil` if something is there already.
+    static func create(exclusive path: String, mode: mode_t, operation: String) throws -> OpenFile? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
+        return try open(path, flags, mode, nilWhen: EEXIST, operation, .write)
+    }
+
+    private static func open(
+        _ path: String, _ flags: Int32, _ mode: mode_t, nilWhen absent: Int32, _ operation: String,
+        _ phase: SystemError.Phase
+    ) throws -> OpenFile? {
+        let system = SystemCalls.current
+        let descriptor = retryingOnInterrupt { system.calls.open(path, flags, mode) }
+        guard descriptor >= 0 else {
+            if errno == absent { return nil }
+            throw SystemError.last(operation, phase)
+        }
+        return OpenFile(descriptor: descriptor, system: system)
+    }
+
+    /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
+    func write(_ bytes: Data, from offset: Int) throws {
+        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var position = offset
+            while position < buffer.count {
+                let written = retryingOnInterrupt {
+                    system.calls.pwrite(descriptor, base + position, buffer.count - position, off_t(position))
+                }
+                guard written > 0 else {
+                    throw written == 0
+                        ? SystemError(phase: .write, operation: "write", code: EIO) : SystemError.last("write", .write)
+                }
+                position += written
+            }
+        }
+    }
+
+    func truncate(to length: Int) throws {
+        guard system.calls.ftruncate(descriptor, off_t(length)) == 0 else {
+            throw SystemError.last("ftruncate", .write)
+        }
+    }
+
+    /// Flushes the file's data and metadata, and on Apple platforms the drive's own cache, to the disk.
+    func flush(operation: String = "fsync") throws {
+        guard retryingOnInterrupt({ system.calls.fullSync(descriptor) }) == 0 else {
+            throw SystemError.last(operation, .write)
+        }
+    }
+
+    /// Writes the file's data to the disk ahead of whatever is done to the file next: what a save without full
+    /// durability needs so that its rename never reaches the disk before its bytes.
+    func flushDataBeforeRename() throws {
+        guard retryingOnInterrupt({ system.calls.dataSync(descriptor) }) == 0 else {
+            throw SystemError.last(SystemCalls.dataSyncName, .write)
+        }
+    }
+
+    func status(_ phase: SystemError.Phase = .write) throws -> stat {
+        var status = stat()
+        guard system.calls.fstat(descriptor, &status) == 0 else { throw SystemError.last("fstat", phase) }
+        return status
+    }
+
+    /// The file's owner, group and mode, read without its times; `nil` if they cannot be read.
+    var ownership: FileOwnership? {
+        system.calls.ownership(descriptor, nil)
+    }
+
+    /// Gives the file to `owner` (`uid_t.max` keeps it) and `group`; whether that worked.
+    func changeOwner(to owner: uid_t, group: gid_t) -> Bool {
+        system.calls.fchown(descriptor, owner, group) == 0
+    }
+
+    func changeMode(to mode: mode_t) throws {
+        guard system.calls.fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
+    }
+
+    var isAppendOnly: Bool {
+        system.calls.isAppendOnly(descriptor)
+    }
+
+    /// Closes the file, saying whether the system reported a failure to write what it held.
+    func close() throws {
+        guard system.calls.close(descriptor) == 0 else { throw SystemError.last("close", .write) }
+    }
+
+    /// Closes the file where nothing depends on the answer.
+    func closeQuietly() {
+        _ = system.calls.close(descriptor)
+    }
+}
+
+// MARK: - Paths
+
+/// The calls made on paths.
+enum FileSystem {
+    /// The status of what is at `path`, without following a symbolic link; `nil` if nothing is there.
+    static func entryStatus(_ path: String) throws -> stat? {
+        var status = stat()
+        guard SystemCalls.current.calls.lstat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemError.last("lstat", .read)
+        }
+        return status
+    }
+
+    /// The status of the file at `path`, following symbolic links; `nil` if it cannot be read.
+    static func status(_ path: String) -> stat? {
+        var status = stat()
+        return SystemCalls.current.calls.stat(path, &status) == 0 ? status : nil
+    }
+
+    static func linkTarget(_ path: String) throws -> String {
+        guard let target = SystemCalls.current.calls.readlink(path) else { throw SystemError.last("readlink", .write) }
+        return target
+    }
+
+    static func rename(_ path: String, to destination: String) throws {
+        guard SystemCalls.current.calls.rename(path, destination) == 0 else {
+            throw SystemError.last("rename", .write)
+        }
+    }
+
+    /// Removes the entry at `path`; `false` if there was none.
+    @discardableResult
+    static func remove(_ path: String, operation: String = "unlink") throws -> Bool {
+        guard SystemCalls.current.calls.unlink(path) == 0 else {
+            if errno == ENOENT { return false }
+            throw SystemError.last(operation, .write)
+        }
+        return true
+    }
+
+    /// Removes the entry at `path` where nothing depends on it: a leftover costs disk space, not data.
+    static func removeQuietly(_ path: String) {
+        _ = SystemCalls.current.calls.unlink(path)
+    }
+
+    /// The names in the directory at `path`, or `nil` if it cannot be read.
+    static func names(inDirectory path: String) -> [String]? {
+        SystemCalls.current.calls.directoryEntries(path)
+    }
+
+    static var effectiveUser: uid_t { SystemCalls.current.calls.effectiveUser() }
+    static var effectiveGroup: gid_t { SystemCalls.current.calls.effectiveGroup() }
+}
+
+/// Gives a file a new name in its directory without ever replacing a file that has that name already.
+enum FileRename {
+    /// Renames the file at `path` to the first of `candidates` that names no file, and flushes the directory.
+    ///
+    /// Where the system has no rename that does not replace, or the file system refuses it, the file is linked
+    /// under the new name, which fails if the name is taken, and only then unlinked under the old one.
+    ///
+    /// - Returns: The name it was given.
+    /// - Throws: ``SystemError`` naming the call that failed. After a failed `link` or `unlink` the file keeps its
+    ///   name; after `"fsync directory"` it has the new one, which a power loss may undo.
+    static func renameWithoutReplacing(
+        _ path: String, to candidates: some Sequence<String>, durability: Durability
+    ) throws -> String {
+        let system = SystemCalls.current
+        for candidate in candidates {
+            if system.calls.renameNoReplace(path, candidate) != 0 {
+                if errno == EEXIST { continue }
+                guard system.calls.link(path, candidate) == 0 else {
+                    if errno == EEXIST { continue }
+                    throw SystemError.last("link", .write)
+                }
+                guard system.calls.unlink(path) == 0 else {
+                    let failure = SystemError.last("unlink", .write)
+                    _ = system.calls.unlink(candidate)
+                    throw failure
+                }
+            }
+            if durability == .full {
+                try Directory.flushAfterChange(atPath: (path as NSString).deletingLastPathComponent)
+            }
+            return candidate
+        }
+        throw SystemError(phase: .write, operation: "link", code: EEXIST)
+    }
+}
+
+// MARK: - Directories
+
+/// Creates the directories a first save needs, and flushes directories to the disk.
+enum Directory {
+    /// Creates the directory at `path` and any missing parents; an existing directory is fine.
+    ///
+    /// With full durability each new directory's parent is flushed, so that the new entries survive a power loss
+    /// along with the file about to be written in them. That flush fails before the file is written, so it is
+    /// named apart from the one after a rename.
+    static func create(atPath path: String, durability: Durability) throws {
+        let system = SystemCalls.current
+        let parent = (path as NSString).deletingLastPathComponent
+        if system.calls.mkdir(path, 0o777) != 0 {
+            if errno == EEXIST { return }
+            guard errno == ENOENT, parent != path, !parent.isEmpty else {
+                throw SystemError.last("create directory", .write)
+            }
+            try create(atPath: parent, durability: durability)
+            guard system.calls.mkdir(path, 0o777) == 0 || errno == EEXIST else {
+                throw SystemError.last("create directory", .write)
+            }
+        }
+        guard durability == .full else { return }
+        do {
+            try flush(atPath: parent)
+        } catch let error as SystemError {
+            throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
+        }
+    }
+
+    /// Flushes the directory at `path`, so that the entries just made or renamed in it survive a power loss.
+    static func flush(atPath path: String) throws {
+        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: "open directory", .write)
+        else { throw SystemError(phase: .write, operation: "open directory", code: ENOENT) }
+        defer { directory.closeQuietly() }
+        try directory.flush(operation: SystemError.directoryFlush)
+    }
+
+    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now.
+    ///
+    /// Whatever failed, the error names ``SystemError/directoryFlush``: the change is in place, and what the caller
+    /// needs to know is that a power loss may undo it until a later durable operation on the file flushes it.
+    static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
+        do {
+            if let openDirectory {
+                try openDirectory.flush(operation: SystemError.directoryFlush)
+            } else {
+                try flush(atPath: path)
+            }
+        } catch let error as SystemError {
+            throw SystemError(phase: .write, operation: SystemError.directoryFlush, code: error.code)
+        }
+    }
+
+    static func exists(atPath path: String) -> Bool {
+        FileSystem.status(path) != nil
+    }
+}
+
+// MARK: - Reading
+
+/// Reads a whole file and the identity of exactly the version it read.
+enum FileReader {
+    /// The largest file a load or a save reads, 1 GiB: every value is held in memory, decoded, several times
+    /// over, and an allocation that fails traps instead of throwing.
+    static let sizeLimit: Int64 = 1 << 30
+
+    /// The file's bytes and identity, or `nil` if there is no file.
+    ///
+    /// The file is opened without blocking, so that a FIFO or a device at the path is refused rather than waited on.
+    ///
+    /// - Throws: ``SystemError`` if the file exists but cannot be read, for example because it is a directory or
+    ///   not a regular file; ``FileTooLarge`` if it holds more than ``sizeLimit`` bytes.
+    static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
+        guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
+        defer { file.closeQuietly() }
+        let status = try file.status(.read)
+        guard status.isRegularFile else {
+            throw SystemError(phase: .read, operation: "open", code: status.isDirectory ? EISDIR : EINVAL)
+        }
+        guard Int64(status.st_size) <= sizeLimit else { throw FileTooLarge(size: Int64(status.st_size)) }
+        // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
+        // and stops once the limit is passed.
+        var bytes = Data(count: Int(status.st_size))
+        var filled = 0
+        while true {
+            if filled == bytes.count {
+                guard Int64(filled) <= sizeLimit else { throw FileTooLarge(size: Int64(filled)) }
+                bytes.count += max(4096, bytes.count / 2)
+            }
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                retryingOnInterrupt {
+                    file.system.calls.read(file.descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+                }
+            }
+            guard count >= 0 else { throw SystemError.last("read", .read) }
+            if count == 0 { break }
+            filled += count
+        }
+        bytes.count = filled
+        return (bytes, FileIdentity(status))
+    }
+
+    struct FileTooLarge: Error {
+        var size: Int64
+    }
+}
+
+// MARK: - Clones
+
+/// Makes a new file that shares the blocks of an existing one, in constant time, where the file system can.
+///
+/// XFS with reflink, btrfs and APFS can; ext4 and tmpfs cannot, and say so with an error such as `EOPNOTSUPP`.
+/// Such a device is remembered for the life of the process, so that trying costs one failed call per device, not
+/// one per save.
+enum FileClone {
+    private static let refusingDevices = Locked<Set<UInt64>>([])
+
+    static func mayClone(onDevice device: UInt64) -> Bool {
+        !refusingDevices.withLock { $0.contains(device) }
+    }
+
+    /// Creates the file at `path`, open for writing, sharing the blocks that hold as much of the first `length`
+    /// bytes of `source` as is worth sharing: Apple's file systems clone a whole file (`fclonefileat`), Linux's a
+    /// range of blocks into an open file (`FICLONERANGE`).
+    ///
+    /// - Parameters:
+    ///   - source: A regular file open for reading, and its status.
+    ///   - total: How long the new file will be.
+    ///   - create: Creates the file at `path` empty, where no clone makes it.
+    /// - Returns: The new file and, if it shares any, how many of `source`'s bytes are shared and how long it now
+    ///   is; with `nil` the caller writes every byte.
+    static func create(
+        atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
+        orCreate create: () throws -> OpenFile
+    ) throws -> (file: OpenFile, clone: (shared: Int, length: Int)?) {
+        let system = source.file.system
+        let device = source.status.device
+        #if canImport(Darwin)
+        var cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
+        if !cloned, errno == EEXIST, system.calls.unlink(path) == 0 {
+            cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
+        }
+        guard cloned else {
+            noteFailure(errno, onDevice: device)
+            return (try create(), nil)
+        }
+        guard let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) else {
+            _ = system.calls.unlink(path)
+            return (try create(), nil)
+        }
+        let clonedLength = Int(source.status.st_size)
+        return (file, (min(length, clonedLength), clonedLength))
+        #else
+        let file = try create()
+        let blockSize = Int(source.status.st_blksize)
+        guard blockSize > 0 else { return (file, nil) }
+        let shared = sharedLength(of: source.file, keeping: length, total: total, blockSize: blockSize)
+        guard shared > 0 else { return (file, nil) }
+        guard system.calls.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
+            noteFailure(errno, onDevice: device)
+            return (file, nil)
+        }
+        return (file, (shared, shared))
+        #endif
+    }
+
+    /// How many bytes at the start of `source` a new file that keeps its first `length` bytes and is `total` bytes
+    /// long shares with it: the whole blocks before `length`, less the small extents at their end; 0 for none.
+    ///
+    /// The block that holds the first changed byte is written whole, not shared and then copied on its first
+    /// write, which would read it back from the disk.
+    ///
+    /// A clone costs the file system a step per extent it shares, and each append's blocks go to a new place, so a
+    /// file grown by appends would end in one extent per append, each append slower than the last. So the extent
+    /// just before the blocks to write is written again with them while it is shorter than all they add up to: as
+    /// in a binary counter, the extents then halve at least from the file's start to its end, about as many as
+    /// doublings of its size, and each byte is written again at most once per doubling.
+    ///
+    /// A file in more than ``extentLimit`` extents averaging under 64 KiB, made some other way, is written whole,
+    /// which makes it whole again; one with larger extents (a file system that compresses in extents of 128 KiB)
+    /// is shared as it is, since writing it whole would not make it whole.
+    private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
+        var shared = length / blockSize * blockSize
+        guard shared > 0 else { return 0 }
+        switch source.system.calls.extents(source.descriptor, shared, extentLimit) {
+        case .unknown:
+            return shared
+        case .tooMany(let first):
+            let covered = first.reduce(0) { $0 + $1.count }
+            return covered / max(first.count, 1) < smallExtent ? 0 : shared
+        case .extents(let extents):
+            // What is written is counted in whole blocks, as the file system allocates it.
+            var written = (total - shared + blockSize - 1) / blockSize * blockSize
+            for extent in extents.reversed() {
+                let rewritten = shared - extent.lowerBound
+                guard rewritten < written else { break }
+                written += rewritten
+                shared = extent.lowerBound
+            }
+            // Extents begin at the file system's blocks; a clone must begin and end at whole blocks of the size
+            // the caller gave.
+            return shared / blockSize * blockSize
+        }
+    }
+
+    /// More extents than a file kept by ``sharedLength(of:keeping:total:blockSize:)`` has, below an exabyte.
+    private static let extentLimit = 128
+
+    private static let smallExtent = 64 << 10
+
+    /// Remembers `device` when `code` says its file system cannot clone, as opposed to failing this once (a full
+    /// disk, an I/O error), after which the next save tries again.
+    private static func noteFailure(_ code: Int32, onDevice device: UInt64) {
+        let unsupported: Set<Int32> = [EOPNOTSUPP, ENOTSUP, EXDEV, EINVAL, ENOTTY, ENOSYS]
+        if unsupported.contains(code) {
+            _ = refusingDevices.withLock { $0.insert(device) }
+        }
+    }
+}
+
+// MARK: - Status
+
+/// What tells one version of a file from another without reading it: device, inode, size and modification time.
+///
+/// Every save writes a new file and renames it into place, so a save by anyone changes the inode. An editor that
+/// rewrites the file in place keeps the inode but changes the size or the modification time, kept to the
+/// nanosecond.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modificationSeconds: Int64
+    var modificationNanoseconds: Int64
+
+    init(_ status: stat) {
+        device = status.device
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        (modificationSeconds, modificationNanoseconds) = status.modificationTime
+    }
+
+    /// The identity of the file at `path`, following symbolic links; `nil` if there is none.
+    static func ofFile(atPath path: String) -> FileIdentity? {
+        FileSystem.status(path).map(FileIdentity.init)
+    }
+}
+
+/// A file's owner, group and mode, read without its timestamps.
+///
+/// A save reads these of the directory and of its new temporary before it changes them. On Linux 6.13 and later a
+/// file whose times were read gets a finer timestamp at its next change, which cost an XFS append that read its
+/// temporary's times 4-7%, measured; so on Linux `statx` asks for these fields alone.
+struct FileOwnership {
+    var owner: uid_t
+    var group: gid_t
+    /// The type and permission bits, as `st_mode` holds them.
+    var mode: mode_t
+
+    /// The ownership of the file at `path`, following symbolic links; `nil` with `errno` set if it cannot be read.
+    static func of(path: String) -> FileOwnership? {
+        SystemCalls.current.calls.ownership(-1, path)
+    }
+}
+
+extension FileOwnership {
+    init(_ status: stat) {
+        self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
+    }
+}
+
+/// What polling compares: the file's identity, and its mode and change time, which a change of permissions moves.
+struct EntryStatus: Hashable, Sendable {
+    var identity: FileIdentity
+    var mode: UInt32
+    var changeSeconds: Int64
+    var changeNanoseconds: Int64
+
+    init?(atPath path: String, following: Bool) {
+        guard let status = following ? FileSystem.status(path) : try? FileSystem.entryStatus(path) else { return nil }
+        identity = FileIdentity(status)
+        mode = UInt32(status.st_mode)
+        #if canImport(Darwin)
+        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctimespec.tv_sec), Int64(status.st_ctimespec.tv_nsec))
+        #else
+        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctim.tv_sec), Int64(status.st_ctim.tv_nsec))
+        #endif
+    }
+}
+
+extension stat {
+    /// The device, as an unsigned number whatever the platform's `dev_t`: a signed one is taken bit for bit.
+    var device: UInt64 {
+        UInt64(truncatingIfNeeded: st_dev)
+    }
+
+    var modificationTime: (seconds: Int64, nanoseconds: Int64) {
+        #if canImport(Darwin)
+        (Int64(st_mtimespec.tv_sec), Int64(st_mtimespec.tv_nsec))
+        #else
+        (Int64(st_mtim.tv_sec), Int64(st_mtim.tv_nsec))
+        #endif
+    }
+
+    var isRegularFile: Bool { st_mode & S_IFMT == S_IFREG }
+    var isDirectory: Bool { st_mode & S_IFMT == S_IFDIR }
+    var isSymbolicLink: Bool { st_mode & S_IFMT == S_IFLNK }
+}
