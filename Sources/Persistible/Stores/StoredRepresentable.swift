@@ -5,16 +5,10 @@
 /// Converting to the stored form always succeeds; converting back may not, for a record that this version does
 /// not understand, and then the store skips the record.
 ///
-/// A write that changes a record keeps, as stored, what converting it to the domain value and back does not keep,
-/// wherever the new value leaves it as that conversion read it. In the example below a stored role `"Superuser"`
-/// reads as `.unknown`: a write that changes the user's avatar keeps `"Superuser"` in the file, and setting the role
-/// writes the new one. A field the stored form sets on its own, such as a format version, is kept the same way.
+/// A changed record keeps, as stored, what the conversion there and back does not keep; see
+/// <doc:StoresAndQueries#Domain-values-and-their-stored-form>.
 ///
 /// ```swift
-/// enum UserRole: String {
-///     case unknown = "Unknown", admin = "Admin", owner = "Owner", user = "User"
-/// }
-///
 /// struct User: Hashable, Identifiable, StoredRepresentable {
 ///     struct Stored: Codable, Hashable, Identifiable {
 ///         var id: String { username }
