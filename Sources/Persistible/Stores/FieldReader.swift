@@ -36,7 +36,12 @@ extension FieldReader where Value: Comparable & Sendable {
             var keyed = records.withUnsafeBufferPointer { records in
                 positions.map { (key: read(at: records.baseAddress! + $0), position: $0) }
             }
-            keyed.sort { ascending ? $0.key < $1.key : $1.key < $0.key }
+            // Two sorts rather than one that asks the order at each comparison, which runs some n log n times.
+            if ascending {
+                keyed.sort { $0.key < $1.key }
+            } else {
+                keyed.sort { $1.key < $0.key }
+            }
             return keyed.map(\.position)
         }
     }
