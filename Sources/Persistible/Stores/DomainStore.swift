@@ -1,17 +1,55 @@
 import Foundation
 
+/// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation.
+///
+/// The domain value can be whatever the app works with best (enums rather than strings, no optionals where there
+/// is always a value) while the file holds a plain representation that changes only when the file format does.
+/// Converting to the stored form always succeeds; converting back may not, for a record that this version does
+/// not understand, and then the store skips the record.
+///
+/// A changed record keeps, as stored, what the conversion there and back does not keep; see
+/// <doc:StoresAndQueries#Domain-values-and-their-stored-form>.
+///
+/// ```swift
+/// struct User: Hashable, Identifiable, StoredRepresentable {
+///     struct Stored: Codable, Hashable, Identifiable {
+///         var id: String { username }
+///         var username: String
+///         var role: String
+///     }
+///
+///     var username: String
+///     var role: UserRole
+///     var id: String { username }
+///
+///     var stored: Stored { Stored(username: username, role: role.rawValue) }
+///
+///     init?(stored: Stored) {
+///         username = stored.username
+///         role = UserRole(rawValue: stored.role) ?? .unknown
+///     }
+/// }
+/// ```
+public protocol StoredRepresentable: Hashable {
+    /// The form the file holds.
+    associatedtype Stored: Codable & Hashable
+
+    /// The stored form of this value.
+    var stored: Stored { get }
+
+    /// The value a stored record holds, or `nil` if this version cannot make one from it.
+    ///
+    /// - Parameter stored: A record as decoded from the file.
+    init?(stored: Stored)
+}
+
 /// A store of domain values whose file holds a separate stored representation, converted both ways.
 ///
-/// Every operation of ``Store`` works on the domain values: reads, queries, write blocks, `synchronize(with:)`,
-/// child stores. The file is a ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and
-/// guarantees. A stored record that does not convert to a domain value is skipped by reads and kept by writes,
-/// except `synchronize(with:)` and `replaceAll(with:)`, which make the store hold exactly the given values and so
-/// remove it; ``SynchronizeResult/removedUnconvertible`` counts those, and ``unconvertibleRecords()`` lists them.
-///
-/// Records are matched by the domain value's identity, never by the stored form's. A write keeps the stored bytes of
-/// every record it does not change, and a changed record keeps what the conversion to a domain value and back does
-/// not keep (see ``StoredRepresentable``), or the write throws
-/// ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` and writes nothing, as a ``FileStore``'s does.
+/// Every operation of ``Store`` works on the domain values, matched by the domain value's identity. The file is a
+/// ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and guarantees. A stored record that does
+/// not convert is skipped by reads, kept by writes and listed by ``unconvertibleRecords()``; `synchronize(with:)`
+/// and `replaceAll(with:)` remove it. What a changed record keeps of its stored form is in
+/// <doc:StoresAndQueries#Domain-values-and-their-stored-form>.
 ///
 /// ```swift
 /// let users = DomainStore<User>(url: usersFile)
@@ -52,125 +90,63 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
         let identity = identity
         return try storage.writeRecords { storedWriter in
             let stored = storedWriter.all()
-            // Each stored record's domain value, or nil for one that does not convert.
             let converted = stored.map(Object.init(stored:))
-            var writer = StoreWriter(
-                records: converted.compactMap { $0 }, identity: identity, location: storage.url
-            )
-            writer.unconvertible = converted.count - writer.records.count
+            // The stored position of each record the domain writer holds.
+            let readable = converted.indices.filter { converted[$0] != nil }
+            var writer = StoreWriter(records: readable.map { converted[$0]! }, identity: identity, location: url)
+            writer.unconvertible = stored.count - readable.count
             let result = try body(&writer)
-            let changes: StoredChanges
-            if writer.resynchronized {
-                guard writer.hasChanges || writer.unconvertible > 0 else { return result }
-                changes = Self.resynchronized(writer.records, writer.recordSources, from: stored, converted)
-            } else {
-                guard writer.hasChanges else { return result }
-                changes = Self.merge(writer.records, writer.recordSources, into: stored, converted)
+            // Only `synchronize(with:)` removes the unconvertible records: it makes the store hold exactly its values.
+            let keepsUnconvertible = !writer.resynchronized
+            guard writer.plan.hasChanges || (!keepsUnconvertible && writer.unconvertible > 0) else { return result }
+
+            // The stored records the write leaves, matched by where they came from, never by the stored form's
+            // identity, so that a record stored several times, or whose stored type is identified by its whole
+            // value, keeps its stored bytes. A changed record's original is its domain value's stored form: what
+            // the conversion does not keep counts as unknown to the type, and stays as stored where left alone.
+            var records: [Object.Stored] = []
+            var sources: [RecordSource] = []
+            var originals: [Int: Object.Stored] = [:]
+            var passed = 0
+            // Keeps where they stand the unconvertible records before `end` not yet passed. But after a synchronize,
+            // the writer keeps the stored order and appends new records, so the passes run in stored order.
+            func pass(to end: Int) {
+                if keepsUnconvertible, passed < end {
+                    for position in passed..<end where converted[position] == nil {
+                        records.append(stored[position])
+                        sources.append(.unchanged(position))
+                    }
+                }
+                passed = max(passed, end)
             }
-            storedWriter.replaceRecords(changes.records, sources: changes.sources, originals: changes.originals)
+            for (record, source) in zip(writer.plan.records, writer.plan.recordSources) {
+                switch source {
+                case .unchanged(let index), .changed(let index):
+                    let position = readable[index]
+                    pass(to: position)
+                    // A record whose domain value did not change keeps its stored form, even where the conversion
+                    // is not exact both ways.
+                    if record == converted[position] {
+                        records.append(stored[position])
+                        sources.append(.unchanged(position))
+                    } else {
+                        records.append(record.stored)
+                        sources.append(.changed(position))
+                        originals[position] = converted[position]!.stored
+                    }
+                case .new:
+                    pass(to: stored.count)
+                    records.append(record.stored)
+                    sources.append(.new)
+                }
+            }
+            pass(to: stored.count)
+            storedWriter.plan.replaceRecords(records, sources: sources, originals: originals)
             return result
         }
     }
 
-    /// The stored records a write leaves, where each came from among those read, and what each changed one held.
-    private struct StoredChanges {
-        var records: [Object.Stored] = []
-        var sources: [RecordSource] = []
-        /// For each changed record, by stored position, its domain value's stored form: the record as the domain
-        /// type reads it, so that what a conversion does not keep (a key it drops, a role it reads as `.unknown`)
-        /// counts as unknown to the type and stays as stored where the write leaves it alone.
-        var originals: [Int: Object.Stored] = [:]
-
-        mutating func keep(_ record: Object.Stored, at position: Int) {
-            records.append(record)
-            sources.append(.unchanged(position))
-        }
-
-        /// Adds `record`, which took the place of the stored record at `position`, `read` as a domain value. A
-        /// record whose domain value did not change keeps its stored form as read, so that a conversion that is
-        /// not exact both ways never changes records the write did not touch.
-        mutating func add(_ record: Object, at position: Int, storedAs stored: Object.Stored, read: Object) {
-            guard record != read else {
-                keep(stored, at: position)
-                return
-            }
-            records.append(record.stored)
-            sources.append(.changed(position))
-            originals[position] = read.stored
-        }
-
-        mutating func add(new record: Object) {
-            records.append(record.stored)
-            sources.append(.new)
-        }
-    }
-
-    /// The stored records with the changes of `records` applied: each changed or kept record where it was, the
-    /// unconvertible ones kept in place, the deleted ones left out and the new ones at the end.
-    ///
-    /// Records are matched by where they came from, not by identity, so that a file holding one identity several
-    /// times keeps each of them as it was.
-    ///
-    /// - Parameter sources: Where each of `records` came from, as positions among the convertible records.
-    private static func merge(
-        _ records: [Object], _ sources: [RecordSource], into stored: [Object.Stored], _ converted: [Object?]
-    ) -> StoredChanges {
-        // The record now at each convertible position, and the new ones.
-        var byOriginal = [Int](repeating: -1, count: converted.count)
-        var added: [Object] = []
-        for (index, source) in sources.enumerated() {
-            switch source {
-            case .unchanged(let original), .changed(let original): byOriginal[original] = index
-            case .new: added.append(records[index])
-            }
-        }
-        var changes = StoredChanges()
-        var original = 0
-        for (position, value) in converted.enumerated() {
-            guard let value else {
-                changes.keep(stored[position], at: position)
-                continue
-            }
-            defer { original += 1 }
-            let index = byOriginal[original]
-            guard index >= 0 else { continue }
-            changes.add(records[index], at: position, storedAs: stored[position], read: value)
-        }
-        for record in added { changes.add(new: record) }
-        return changes
-    }
-
-    /// The stored records for `records`, in their order, after `synchronize(with:)`: the unconvertible ones left
-    /// out.
-    ///
-    /// Records are matched by where they came from, which the domain identities decided, never by the stored
-    /// form's identity: a stored type that is not `Identifiable` is identified by its whole value, so a changed
-    /// record would count as new and lose what its stored bytes hold beyond its type.
-    ///
-    /// - Parameter sources: Where each of `records` came from, as positions among the convertible records.
-    private static func resynchronized(
-        _ records: [Object], _ sources: [RecordSource], from stored: [Object.Stored], _ converted: [Object?]
-    ) -> StoredChanges {
-        // The stored position of each convertible record, and its domain value.
-        let readable = converted.enumerated().compactMap { position, value in value.map { (position, $0) } }
-        var changes = StoredChanges()
-        for (record, source) in zip(records, sources) {
-            switch source {
-            case .unchanged(let original), .changed(let original):
-                let (position, value) = readable[original]
-                changes.add(record, at: position, storedAs: stored[position], read: value)
-            case .new:
-                changes.add(new: record)
-            }
-        }
-        return changes
-    }
-
     /// The stored records from which no domain value can be made, which reads skip, in stored order.
-    ///
-    /// ```swift
-    /// for record in try users.unconvertibleRecords() { print("Skipped", record) }
-    /// ```
     ///
     /// - Returns: The records as decoded from the file.
     /// - Throws: ``PersistenceError`` if the file cannot be read.

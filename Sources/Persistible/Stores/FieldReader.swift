@@ -24,3 +24,25 @@ struct FieldReader<Object, Value>: Sendable {
         return (UnsafeRawPointer(record) + offset).assumingMemoryBound(to: Value.self).pointee
     }
 }
+
+extension FieldReader where Value: Comparable & Sendable {
+    /// A sort by this field, for a query: given all the records and some of their positions, those positions in
+    /// order, stably.
+    @inlinable
+    func sort(_ order: StoreSortOrder) -> @Sendable ([Object], [Int]) -> [Int] {
+        let ascending = order == .ascending
+        return { records, positions in
+            // Keys beside their positions: the sort compares neighbours in memory, not keys scattered elsewhere.
+            var keyed = records.withUnsafeBufferPointer { records in
+                positions.map { (key: read(at: records.baseAddress! + $0), position: $0) }
+            }
+            // Two sorts rather than one that asks the order at each comparison, which runs some n log n times.
+            if ascending {
+                keyed.sort { $0.key < $1.key }
+            } else {
+                keyed.sort { $1.key < $0.key }
+            }
+            return keyed.map(\.position)
+        }
+    }
+}

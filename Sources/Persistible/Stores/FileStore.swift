@@ -3,20 +3,17 @@ import Foundation
 /// A store kept in a JSON file, in the same format, with the same locking and atomic writes, as
 /// ``Persistible/saveToFile()``.
 ///
-/// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes and
-/// can be used together, from any thread and any process. `FileStore<T>(url:)` keeps any type in any file.
+/// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes.
+/// `FileStore<T>(url:)` keeps any type in any file. A missing file is an empty store; a file that does not decode
+/// makes every operation throw and is never overwritten, unless ``Persistible/archiveSkipsUnreadableRecords`` has
+/// the records no version reads skipped, kept as stored, and listed by ``unreadableRecords()``.
 ///
-/// A missing file is an empty store; the first write creates it. A file that does not decode makes every
-/// operation throw and is never overwritten; when `Object` returns `true` from
-/// ``Persistible/archiveSkipsUnreadableRecords``, the records of an array that no version reads are skipped
-/// instead, kept by every write as stored, and reported by ``unreadableRecords()``.
-///
-/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq`` holds the
-/// file's lock from reading to writing, so concurrent writes are applied one after the other and none is lost.
+/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq``
+/// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     let archive: Archive<Object>
     /// The error every operation throws, when the store was made for a type whose file name is invalid.
-    let invalid: PersistenceError?
+    private(set) var invalid: PersistenceError?
 
     /// A store in the file at `url`.
     ///
@@ -39,16 +36,9 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         lockTimeout: Duration? = nil
     ) {
         archive = Archive(
-            url: url,
-            namedAfter: Object.self,
-            encoder: encoder,
-            decoder: decoder,
-            durability: durability,
-            lockTimeout: lockTimeout,
-            caches: cachesRecords,
-            evolution: .declared(by: Object.self)
+            url: url, namedAfter: Object.self, encoder: encoder, decoder: decoder, durability: durability,
+            lockTimeout: lockTimeout, caches: cachesRecords, evolution: .declared(by: Object.self)
         )
-        invalid = nil
     }
 
     /// The URL of the file.
@@ -76,13 +66,8 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
 // MARK: - Salvage
 
 extension FileStore {
-    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
-    ///
-    /// Works as ``Persistible/salvageFile()`` does, on this store's file.
-    ///
-    /// ```swift
-    /// let salvaged = try store.salvageFile()
-    /// ```
+    /// Reads the file record by record and returns what decodes and what does not, as
+    /// ``Persistible/salvageFile()`` does; writes nothing.
     ///
     /// - Returns: The readable records, in stored order, and the unreadable ones.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or
@@ -92,16 +77,8 @@ extension FileStore {
         return try archive.salvage()
     }
 
-    /// The records of the store's file that no version of its type reads, which reads skip and writes keep as they
-    /// are.
-    ///
-    /// Works as ``Persistible/unreadableRecords()`` does, on this store's file: there are any only when `Object` is
-    /// ``Persistible`` and returns `true` from ``Persistible/archiveSkipsUnreadableRecords``.
-    ///
-    /// ```swift
-    /// let kept = try store.unreadableRecords()
-    /// print("\(kept.count) records written by a newer version are kept as they are")
-    /// ```
+    /// The records of the file that no version of its type reads, which reads skip and writes keep as they are, as
+    /// ``Persistible/unreadableRecords()`` returns them.
     ///
     /// - Returns: The records no version reads, in stored order; none when there is no file.
     /// - Throws: ``PersistenceError``, as the store's reads do.
@@ -110,20 +87,14 @@ extension FileStore {
         return try archive.unreadableRecords()
     }
 
-    /// Renames the store's file, under the lock, to a new name beside it that says why and when.
-    ///
-    /// Works as ``Persistible/moveFileAside()`` does; afterwards the store is empty.
-    ///
-    /// ```swift
-    /// let aside = try store.moveFileAside()
-    /// ```
+    /// Renames the file, under the lock, to a new name beside it that says why and when, as
+    /// ``Persistible/moveFileAside()`` does; afterwards the store is empty.
     ///
     /// - Returns: The file's new location.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, and
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
-    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses; the file then keeps its
-    ///   name, except after `writeFailed` with the operation `"fsync directory"`: it was renamed, and the directory
-    ///   could not be flushed (the next write there flushes it).
+    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, as
+    ///   ``Persistible/moveFileAside()`` describes.
     @discardableResult
     public func moveFileAside() throws -> URL {
         if let invalid { throw invalid }
@@ -135,23 +106,18 @@ extension FileStore where Object: Persistible {
     /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability,
     /// cache setting and lock timeout.
     public init() {
-        archive = Archive(
+        self.init(
             url: Object.archiveUrl,
-            namedAfter: Object.self,
             encoder: Object.archiveEncoder,
             decoder: Object.archiveDecoder,
             durability: Object.archiveDurability,
-            lockTimeout: Object.archiveLockTimeout,
-            caches: Object.cachesArchive,
-            evolution: .declared(by: Object.self)
+            cachesRecords: Object.cachesArchive,
+            lockTimeout: Object.archiveLockTimeout
         )
-        invalid = Result { () throws(PersistenceError) in try Object.validatedArchiveUrl() }.failure
-    }
-}
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
+        do {
+            _ = try Object.validatedArchiveUrl()
+        } catch {
+            invalid = error
+        }
     }
 }

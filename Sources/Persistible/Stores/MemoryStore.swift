@@ -20,22 +20,13 @@ public final class MemoryStore<Object: Hashable>: Store {
     /// Creates a store holding `records`, in order, as if inserted one after the other: of several records with one
     /// identity, the last stands where the first stood.
     public init(_ records: some Sequence<Object>) {
-        var writer = StoreWriter(records: [], identity: identity, location: Self.location)
-        writer.replaceAll(with: records)
-        state = Locked(State(records: writer.records))
+        state = Locked(State(records: WritePlan.inOrder(records, identity: RecordIdentity())))
     }
 
     /// A store holding `records` exactly as stored, several with one identity included: what a query over a file's
-    /// records reads.
-    init(asStored records: [Object]) {
-        state = Locked(State(records: records))
-    }
-
-    private static var location: URL { URL(string: "memory:")! }
-
-    /// A draft of `parent`'s records that remembers what is changed in it.
-    init(draftOf records: [Object]) {
-        state = Locked(State(records: records, changes: Changes()))
+    /// records reads; with `changes`, a draft that remembers what is changed in it.
+    init(asStored records: [Object], changes: Changes? = nil) {
+        state = Locked(State(records: records, changes: changes))
     }
 
     public func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
@@ -44,11 +35,11 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         let result = try state.withLock { state in
-            var writer = StoreWriter(records: state.records, identity: identity, location: Self.location)
+            var writer = StoreWriter(records: state.records, identity: identity, location: URL(string: "memory:")!)
             let result = try body(&writer)
-            if writer.hasChanges {
-                state.changes?.record(from: state.records, to: writer.records, identity: identity)
-                state.records = writer.records
+            if writer.plan.hasChanges {
+                state.changes? += Self.changes(from: state.records, to: writer.plan.records, identity: identity)
+                state.records = writer.plan.records
                 state.version += 1
             }
             return result
@@ -65,8 +56,15 @@ public final class MemoryStore<Object: Hashable>: Store {
     /// The changes made to a draft since it was made or last merged, which are then forgotten.
     func takeChanges() -> Changes? {
         state.withLock { state in
-            defer { if state.changes != nil { state.changes = Changes() } }
+            defer { if state.changes != nil { state.changes = [] } }
             return state.changes
+        }
+    }
+
+    /// Puts back, before any made since, changes that a failed merge took.
+    func restore(_ changes: Changes) {
+        state.withLock { state in
+            state.changes = changes + (state.changes ?? [])
         }
     }
 }
@@ -80,46 +78,22 @@ extension MemoryStore {
         var version: UInt64 = 0
     }
 
-    /// The changes made to a draft, in the order they were made.
-    struct Changes {
-        enum Change {
-            case upsert(Object)
-            case delete(Object)
-        }
+    /// The changes made to a draft, in the order they were made: each record inserted or changed, or deleted.
+    typealias Changes = [(object: Object, isDeleted: Bool)]
 
-        private(set) var list: [Change] = []
-
-        /// Notes how `old` became `new`: each record inserted or changed, and each one deleted.
-        mutating func record(from old: [Object], to new: [Object], identity: RecordIdentity<Object>) {
-            var remaining = Dictionary(old.map { (identity.of($0), $0) }, uniquingKeysWith: { first, _ in first })
-            for object in new {
-                if let previous = remaining.removeValue(forKey: identity.of(object)), previous == object { continue }
-                list.append(.upsert(object))
-            }
-            list += old.filter { remaining[identity.of($0)] != nil }.map(Change.delete)
+    /// How `old` became `new`: each record inserted or changed, then each one deleted.
+    static func changes(from old: [Object], to new: [Object], identity: RecordIdentity<Object>) -> Changes {
+        var remaining = Dictionary(old.map { (identity.of($0), $0) }, uniquingKeysWith: { first, _ in first })
+        var changes: Changes = []
+        for object in new {
+            if let previous = remaining.removeValue(forKey: identity.of(object)), previous == object { continue }
+            changes.append((object, false))
         }
-
-        mutating func append(_ later: Changes) {
-            list += later.list
-        }
-
-        /// Applies the changes to `writer` in the order they were made, so each one wins over what is there.
-        func apply(to writer: inout StoreWriter<Object>) {
-            for change in list {
-                switch change {
-                case .upsert(let object): writer.insert(object)
-                case .delete(let object): writer.delete(object)
-                }
-            }
-        }
+        return changes + old.filter { remaining[identity.of($0)] != nil }.map { ($0, true) }
     }
 }
 
 extension MemoryStore.State: Sendable where Object: Sendable {}
-
-extension MemoryStore.Changes: Sendable where Object: Sendable {}
-
-extension MemoryStore.Changes.Change: Sendable where Object: Sendable {}
 
 extension MemoryStore: Sendable where Object: Sendable {}
 
@@ -136,15 +110,14 @@ extension Store {
     /// if userConfirmed { try store.merge(draft) }
     /// ```
     public func makeChild() throws -> MemoryStore<Object> {
-        MemoryStore(draftOf: try all())
+        MemoryStore(asStored: try all(), changes: [])
     }
 
     /// Applies the changes made to `child` since it was made (or last merged), in one write.
     ///
-    /// The changes are applied record by record to the store as it is now: if the store changed since the draft
-    /// was made, a record the draft inserted, changed or deleted takes the draft's version, and every other record
-    /// keeps the store's. A record the draft deleted that the store no longer holds stays deleted; one the draft
-    /// changed that the store has since deleted comes back. After a merge, the draft starts recording anew.
+    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>): a
+    /// record the draft deleted that the store no longer holds stays deleted; one the draft changed that the store
+    /// has since deleted comes back. After a merge, the draft starts recording anew.
     ///
     /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
     ///   keeps its changes for another try.
@@ -153,21 +126,15 @@ extension Store {
             preconditionFailure("merge(_:) takes a store made by makeChild()")
         }
         do {
-            try write { changes.apply(to: &$0) }
+            // In the order they were made, so that each change wins over what is there.
+            try write { writer in
+                for (object, isDeleted) in changes {
+                    if isDeleted { writer.delete(object) } else { writer.insert(object) }
+                }
+            }
         } catch {
             child.restore(changes)
             throw error
-        }
-    }
-}
-
-extension MemoryStore {
-    /// Puts back changes that a failed merge took.
-    fileprivate func restore(_ changes: Changes) {
-        state.withLock { state in
-            var restored = changes
-            if let later = state.changes { restored.append(later) }
-            state.changes = restored
         }
     }
 }

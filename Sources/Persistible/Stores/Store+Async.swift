@@ -1,9 +1,7 @@
 // MARK: - Async
 
-/// The asynchronous forms of the store's operations, for `async` code.
-///
-/// Each one does the same as its synchronous form, on a thread outside the cooperative pool, so waiting for
-/// another process's lock never holds up other tasks.
+// Each form runs its synchronous one on a thread outside the cooperative pool, so that waiting for another
+// process's lock never holds up other tasks (see <doc:StoresAndQueries#Async>).
 extension Store where Self: Sendable, Object: Sendable {
     /// Runs `body` with the records as they are now.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (StoreReader<Object>) throws -> Result) async throws

@@ -3,12 +3,9 @@ import Foundation
 /// A collection of records kept somewhere: a JSON file (``FileStore``) or memory (``MemoryStore``).
 ///
 /// A store holds records in order. A record's identity is its `id` if its type is `Identifiable`, else its whole
-/// value: inserting a record whose identity is stored replaces that record where it stands, so an edited record
-/// never stands beside its old version.
-///
-/// Two requirements, ``readRecords(_:)`` and ``writeRecords(_:)``, carry everything: every other operation,
-/// ``read(_:)-9eoee`` and ``write(_:)-7q86h`` among them, is one of them. Everything done in one `write` block lands at once,
-/// or nothing does if it throws.
+/// value: inserting a record whose identity is stored replaces that record where it stands (see
+/// <doc:StoresAndQueries>). Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the two
+/// requirements carry.
 ///
 /// ```swift
 /// let store = FileStore<Movie>()
@@ -19,18 +16,14 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable
 
-    /// Runs `body` with the records as they are now; what ``read(_:)-9eoee`` does.
+    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does.
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read, or what `body` throws.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once; what ``write(_:)-7q86h`` does.
+    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does.
     ///
-    /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
-    /// store can start, in this process or in another.
-    ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, or what `body` throws; the store
-    ///   is then as it was.
+    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, or what `body` throws.
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 
@@ -52,12 +45,6 @@ public struct StoreReader<Object: Hashable> {
 extension Store {
     /// Runs `body` with the records as they are now.
     ///
-    /// ```swift
-    /// let (count, titles) = try store.read { reader in
-    ///     (reader.all().count, reader.all().map(\.title))
-    /// }
-    /// ```
-    ///
     /// - Throws: ``PersistenceError`` if the records cannot be read, or what `body` throws.
     public func read<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
         try readRecords(body)
@@ -66,8 +53,7 @@ extension Store {
     /// Runs `body` with the records, then stores everything it changed in one atomic write.
     ///
     /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
-    /// store can start, in this process or in another, so a read-modify-write in one block never loses another
-    /// writer's change.
+    /// store can start, in this process or in another, so a read-modify-write never loses another writer's change.
     ///
     /// ```swift
     /// try store.write { writer in
@@ -78,15 +64,12 @@ extension Store {
     /// }
     /// ```
     ///
-    /// Records the block does not change keep their stored bytes, and a changed record keeps the keys its type
-    /// does not know, written by another version, and the stored bytes of each field its type read as another
-    /// value and the block left as read (see <doc:ModelEvolution>).
+    /// Records the block does not change keep their stored bytes, and a changed one keeps what its type does not
+    /// read (see <doc:ModelEvolution>).
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read or stored, with
-    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed or migrated record holds keys
-    ///   its new value has no place for, or the block changed an array or object that its type read as another
-    ///   value, or the file must be encoded whole and a record would lose something, or what `body` throws; the
-    ///   store is then as it was.
+    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed, migrated or re-encoded record
+    ///   would lose what its type does not read; or what `body` throws. The store is then as it was.
     public func write<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         try writeRecords(body)
     }
@@ -123,20 +106,16 @@ extension Store {
         try write { $0.deleteAll() }
     }
 
-    /// Makes the store hold exactly `objects`, in their order, in one write.
-    ///
-    /// Use it to move records from one store to another: `try destination.replaceAll(with: source.all())`.
+    /// Makes the store hold exactly `objects`, in their order, in one write: `try copy.replaceAll(with: store.all())`.
     public func replaceAll(with objects: some Sequence<Object>) throws {
         try write { $0.replaceAll(with: objects) }
     }
 
-    /// Makes the store hold exactly `objects`, in their order, in one write, and reports what changed.
-    ///
-    /// This is how to mirror a collection a server returned:
+    /// Makes the store hold exactly `objects`, in their order, in one write, and reports what changed: how to
+    /// mirror a server's collection.
     ///
     /// ```swift
     /// let changes = try store.synchronize(with: downloadedMovies)
-    /// print("\(changes.added.count) new, \(changes.removed.count) gone")
     /// ```
     @discardableResult
     public func synchronize(with objects: some Sequence<Object>) throws -> SynchronizeResult<Object> {

@@ -4,18 +4,14 @@ import Foundation
 ///
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
 /// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored
-/// record replaces it where it stands.
-///
-/// A file written by other means may hold several records with one identity. Reads return them as they are
-/// stored; ``insert(_:)`` and ``update(_:)`` replace the first and remove the later ones, and ``delete(_:)``
-/// removes all of them, as ``Persistible/saveToFile()`` and ``Persistible/removeFromFile()`` do.
+/// record replaces it where it stands. How a file holding one identity several times is changed is in
+/// <doc:StoresAndQueries#Identity>.
 public struct StoreWriter<Object: Hashable> {
     /// The records and where each came from: the plan the store's write commits.
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
-    /// How many stored records a ``DomainStore`` skipped because no value could be made from them, which
-    /// `synchronize(with:)` removes.
+    /// How many stored records a ``DomainStore`` skipped as unconvertible, which `synchronize(with:)` removes.
     var unconvertible = 0
     /// Whether `synchronize(with:)` made the records exactly some given objects, which removes the unconvertible.
     private(set) var resynchronized = false
@@ -31,11 +27,6 @@ public struct StoreWriter<Object: Hashable> {
         plan = WritePlan(records: [], identity: plan.identity)
         self.location = location
     }
-
-    var records: [Object] { plan.records }
-    var hasChanges: Bool { plan.hasChanges }
-    /// Where each record now in the writer came from, in order.
-    var recordSources: [RecordSource] { plan.recordSources }
 
     // MARK: - Reading
 
@@ -97,9 +88,8 @@ public struct StoreWriter<Object: Hashable> {
     /// Makes the records exactly `objects`, in their order, and reports what changed.
     ///
     /// Of several objects with one identity, the last stands where the first stood, as if they were inserted one
-    /// after the other. In a ``DomainStore``, stored records that no
-    /// domain value could be made from are removed too, and counted in
-    /// ``SynchronizeResult/removedUnconvertible``.
+    /// after the other. In a ``DomainStore``, it removes the stored records that do not convert too, and counts
+    /// them in ``SynchronizeResult/removedUnconvertible``.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
         resynchronized = true
@@ -108,17 +98,8 @@ public struct StoreWriter<Object: Hashable> {
         return result
     }
 
-    /// Makes the records exactly `objects`, in their order; of several with one identity, the last stands where the
-    /// first stood.
+    /// Makes the records exactly `objects`, in their order, as ``synchronize(with:)`` does.
     public mutating func replaceAll(with objects: some Sequence<Object>) {
         synchronize(with: objects)
-    }
-
-    /// Makes the records `objects`, where `sources` says which of the current records each one is or replaces:
-    /// see ``WritePlan/replaceRecords(_:sources:originals:)``.
-    mutating func replaceRecords(
-        _ objects: [Object], sources objectSources: [RecordSource], originals: [Int: Object] = [:]
-    ) {
-        plan.replaceRecords(objects, sources: objectSources, originals: originals)
     }
 }
