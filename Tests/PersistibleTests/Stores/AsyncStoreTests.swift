@@ -49,14 +49,3 @@ import Testing
         #expect(try await Set(store.all().map(\.id)) == Set((0..<waiters).map { "waiter-\($0)" }))
     }
 }
-
-/// A count that many tasks add to.
-final class Counter: @unchecked Sendable {
-    // Every access holds `lock`.
-    private let lock = NSLock()
-    private var count = 0
-
-    func increment() { lock.withLock { count += 1 } }
-
-    var value: Int { lock.withLock { count } }
-}

@@ -1,6 +1,5 @@
 import Foundation
 import Persistible
-import Synchronization
 import Testing
 
 /// When another writer appends to a file this process knows, only the appended values are decoded.
@@ -11,30 +10,30 @@ import Testing
             // As a new process would find it: read and decoded whole.
             CountedRecord.clearArchiveCache()
             #expect(try CountedRecord.loadListFromFile().count == 200)
-            CountedRecord.decodes.store(0, ordering: .relaxed)
+            CountedRecord.decodes.reset()
             #expect(try CountedRecord.loadListFromFile().count == 200)
-            #expect(CountedRecord.decodes.load(ordering: .relaxed) == 0, "the file had not changed")
+            #expect(CountedRecord.decodes.value == 0, "the file had not changed")
 
             let other = try ChildProcess.run("StressWriter", ["append", directory.path, "theirs", "3"])
             #expect(other.status == 0, "\(other.errors)")
             let ids = try CountedRecord.loadListFromFile().map(\.id)
             #expect(ids == (0..<200).map { "mine-\($0)" } + ["theirs-0", "theirs-1", "theirs-2"])
-            #expect(CountedRecord.decodes.load(ordering: .relaxed) == 3)
+            #expect(CountedRecord.decodes.value == 3)
 
             // A save after another process's appends catches up the same way, under the lock.
             _ = try ChildProcess.run("StressWriter", ["append", directory.path, "more", "2"])
             try CountedRecord(id: "mine-200").saveToFile()
             // Two appended by the other process, and the one this save wrote, decoded again to be remembered.
-            #expect(CountedRecord.decodes.load(ordering: .relaxed) == 6)
+            #expect(CountedRecord.decodes.value == 6)
             #expect(try CountedRecord.loadListFromFile().suffix(3).map(\.id) == ["more-0", "more-1", "mine-200"])
 
             // A file changed anywhere before its end is decoded whole.
             var changed = try StressRecord.archiveDecoder.decode([StressRecord].self, from: bytes(of: StressRecord.self))
             changed[0].payload = "edited"
             try StressRecord.archiveEncoder.encode(changed).write(to: StressRecord.archiveUrl, options: .atomic)
-            CountedRecord.decodes.store(0, ordering: .relaxed)
+            CountedRecord.decodes.reset()
             #expect(try CountedRecord.loadListFromFile().first?.payload == "edited")
-            #expect(CountedRecord.decodes.load(ordering: .relaxed) == changed.count)
+            #expect(CountedRecord.decodes.value == changed.count)
         }
     }
 
@@ -141,7 +140,7 @@ import Testing
 
 /// A `StressRecord` read under another type, counting how many values are decoded.
 private struct CountedRecord: Codable, Hashable, Persistible {
-    static let decodes = Atomic<Int>(0)
+    static let decodes = Counter()
 
     var id: String
     var payload: String
@@ -157,7 +156,7 @@ private struct CountedRecord: Codable, Hashable, Persistible {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         payload = try container.decode(String.self, forKey: .payload)
-        Self.decodes.add(1, ordering: .relaxed)
+        Self.decodes.increment()
     }
 }
 

@@ -16,6 +16,7 @@ extension WatchingTests {
         return true
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test @MainActor func anObservedArchiveFollowsAnotherProcessAndTellsItsObservers() async throws {
         let directory = try TemporaryDirectory()
         try withArchiveDirectory(directory.url) { try a.saveToFile() }
@@ -41,6 +42,7 @@ extension WatchingTests {
         #expect(await eventually { observed.contents == nil && observed.error == nil })
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test @MainActor func anObservedArchiveShowsItsOwnWritesAtOnce() async throws {
         let directory = try TemporaryDirectory()
         let observed = withArchiveDirectory(directory.url) { ObservedArchive<Watched>() }
