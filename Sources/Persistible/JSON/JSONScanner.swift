@@ -37,7 +37,15 @@ struct JSONScanner {
 
     /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
     static func elementRanges(of data: Data) -> [Range<Int>]? {
-        reading(data) { $0.elements() }
+        var ranges: [Range<Int>] = []
+        return reading(data) { scanner in
+            let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                guard let element = scanner.value() else { return false }
+                ranges.append(element)
+                return true
+            }
+            return read ? ranges : nil
+        }
     }
 
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
@@ -195,7 +203,14 @@ struct JSONScanner {
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
         var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-        return scanner.members(body) && scanner.position == range.count
+        scanner.skipWhitespace()
+        let read = scanner.container(UInt8(ascii: "{")) { scanner in
+            guard let key = scanner.key(), let value = scanner.value() else { return false }
+            body(Member(key: key, value: value))
+            return true
+        }
+        scanner.skipWhitespace()
+        return read && scanner.position == range.count
     }
 
     /// One member of an object: where its key's characters and its value lie.
@@ -217,6 +232,11 @@ struct JSONScanner {
         return false
     }
 
+    private mutating func fail(_ expected: Expectation) -> Range<Int>? {
+        failure = (position, expected)
+        return nil
+    }
+
     /// The error `fail` noted, placed in the bytes.
     private func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
@@ -229,7 +249,7 @@ struct JSONScanner {
         skipWhitespace()
         if skipValue() {
             skipWhitespace()
-            if position < bytes.count { _ = fail(.end) }
+            if position < bytes.count { failure = (position, .end) }
         }
         // The grammar does not look into strings' UTF-8, which the decoder rejects as well.
         var iterator = bytes.makeIterator()
@@ -286,7 +306,7 @@ struct JSONScanner {
                 position += 1
                 skipWhitespace()
                 if position == bytes.count { return parts }
-                _ = fail(.end)
+                failure = (position, .end)
                 damage = (start, start + 1, noted(), nil)
                 continue
             }
@@ -316,13 +336,13 @@ struct JSONScanner {
                     parts.append(.record(value))
                 }
                 if position == bytes.count { return parts }
-                _ = fail(.end)
+                failure = (position, .end)
                 if closed {
                     damage = (next, next, noted(), nil)
                     continue
                 }
             } else {
-                _ = fail(.afterElement)
+                failure = (position, .afterElement)
             }
             damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
         }
@@ -484,14 +504,15 @@ struct JSONScanner {
         return false
     }
 
-    /// Reads `"key" :`, the range of the key's characters.
-    private mutating func key() -> Range<Int>? {
+    /// Reads `"key" :`, the range of the key's characters; `nil`, noting `expected`, if there is no key here.
+    private mutating func key(_ expected: Expectation = .key) -> Range<Int>? {
         skipWhitespace()
         let start = position + 1
-        guard current == UInt8(ascii: "\""), skipString() else { return nil }
+        guard current == UInt8(ascii: "\"") else { return fail(expected) }
+        guard skipString() else { return nil }
         let key = start..<(position - 1)
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return nil }
+        guard current == UInt8(ascii: ":") else { return fail(.colon) }
         position += 1
         return key
     }
@@ -503,155 +524,87 @@ struct JSONScanner {
         return skipValue() ? start..<position : nil
     }
 
-    private mutating func elements() -> [Range<Int>]? {
-        var ranges: [Range<Int>] = []
-        let read = container(UInt8(ascii: "[")) { scanner in
-            guard let element = scanner.value() else { return false }
-            ranges.append(element)
-            return true
-        }
-        return read ? ranges : nil
-    }
-
-    private mutating func members(_ body: (Member) -> Void) -> Bool {
-        skipWhitespace()
-        let read = container(UInt8(ascii: "{")) { scanner in
-            guard let key = scanner.key(), let value = scanner.value() else { return false }
-            body(Member(key: key, value: value))
-            return true
-        }
-        skipWhitespace()
-        return read
-    }
-
     /// Reads one value and everything in it, its ranges shifted by `offset`.
     private mutating func tree(offset: Int) -> JSONTree? {
         skipWhitespace()
         let start = position
-        var members: [JSONTree.Member] = []
-        var elements: [JSONTree] = []
-        let read: Bool
         switch current {
         case UInt8(ascii: "{"):
-            read = container(UInt8(ascii: "{")) { scanner in
+            var members: [JSONTree.Member] = []
+            let read = container(UInt8(ascii: "{")) { scanner in
                 guard let keyRange = scanner.key(), let key = Self.unescaped(scanner.bytes[keyRange]),
                     let value = scanner.tree(offset: offset)
                 else { return false }
                 members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
                 return true
             }
+            return read ? .object(members, (start + offset)..<(position + offset)) : nil
         case UInt8(ascii: "["):
-            read = container(UInt8(ascii: "[")) { scanner in
+            var elements: [JSONTree] = []
+            let read = container(UInt8(ascii: "[")) { scanner in
                 guard let element = scanner.tree(offset: offset) else { return false }
                 elements.append(element)
                 return true
             }
+            return read ? .array(elements, (start + offset)..<(position + offset)) : nil
         default:
-            read = skipValue()
-        }
-        guard read else { return nil }
-        let range = (start + offset)..<(position + offset)
-        switch bytes[start] {
-        case UInt8(ascii: "{"): return .object(members, range)
-        case UInt8(ascii: "["): return .array(elements, range)
-        default: return .scalar(range)
+            return skipValue() ? .scalar((start + offset)..<(position + offset)) : nil
         }
     }
 
-    /// Moves past one value; `false` if there is none here.
+    /// Moves past one value and all it holds; `false` if there is none here. Nested values are skipped by depth
+    /// rather than by recursion, so that deep nesting cannot exhaust the stack.
     private mutating func skipValue() -> Bool {
-        guard let byte = current else { return fail(.value) }
-        switch byte {
-        case UInt8(ascii: "\""):
-            return skipString()
-        case UInt8(ascii: "{"):
-            // Nested values are skipped by depth rather than by recursion, so deep nesting cannot exhaust the stack.
-            return skipContainer()
-        case UInt8(ascii: "["):
-            return skipContainer()
-        case UInt8(ascii: "t"): return skipLiteral(.trueLiteral)
-        case UInt8(ascii: "f"): return skipLiteral(.falseLiteral)
-        case UInt8(ascii: "n"): return skipLiteral(.nullLiteral)
-        default: return skipNumber()
-        }
-    }
-
-    /// Skips an object or array, checking its punctuation as it goes.
-    private mutating func skipContainer() -> Bool {
-        // Which open containers are objects: a bit each for the first 64 levels, so that the usual record costs
-        // no allocation, and an array for any deeper.
+        // The open containers, innermost lowest, a bit each: 1 for an object. Bits beyond 64 levels wait in
+        // `deeper`, so that the usual record costs no allocation.
         var objects: UInt64 = 0
-        var deeper: [Bool] = []
+        var deeper: [UInt64] = []
         var depth = 0
-        func push(_ isObject: Bool) {
-            if depth < 64 {
-                if isObject { objects |= 1 << UInt64(depth) } else { objects &= ~(1 << UInt64(depth)) }
-            } else {
-                deeper.append(isObject)
-            }
-            depth += 1
-        }
         func pop() {
             depth -= 1
-            if depth >= 64 { deeper.removeLast() }
-        }
-        func topIsObject() -> Bool {
-            depth - 1 < 64 ? objects & (1 << UInt64(depth - 1)) != 0 : deeper[deeper.count - 1]
+            objects = objects >> 1 | (depth >= 64 ? deeper.removeLast() << 63 : 0)
         }
         var expectsValue = true
         while true {
             skipWhitespace()
             guard let byte = current else {
-                return fail(expectsValue ? .value : topIsObject() ? .afterMember : .afterElement)
+                return fail(expectsValue ? .value : objects & 1 != 0 ? .afterMember : .afterElement)
             }
             if expectsValue {
                 switch byte {
-                case UInt8(ascii: "{"):
-                    push(true)
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    if depth >= 64 { deeper.append(objects >> 63) }
+                    objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
+                    depth += 1
                     position += 1
                     skipWhitespace()
-                    if current == UInt8(ascii: "}") {
-                        position += 1
-                        pop()
-                        expectsValue = false
-                        if depth == 0 { return true }
-                    } else {
-                        guard skipKey(.keyOrEnd) else { return false }
+                    // `]` and `}` follow `[` and `{` but one in ASCII.
+                    guard current == byte + 2 else {
+                        if byte == UInt8(ascii: "{"), key(.keyOrEnd) == nil { return false }
+                        continue
                     }
-                    continue
-                case UInt8(ascii: "["):
-                    push(false)
                     position += 1
-                    skipWhitespace()
-                    if current == UInt8(ascii: "]") {
-                        position += 1
-                        pop()
-                        expectsValue = false
-                        if depth == 0 { return true }
-                    }
-                    continue
+                    pop()
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
-                case UInt8(ascii: "t"):
-                    guard skipLiteral(.trueLiteral) else { return false }
-                case UInt8(ascii: "f"):
-                    guard skipLiteral(.falseLiteral) else { return false }
-                case UInt8(ascii: "n"):
-                    guard skipLiteral(.nullLiteral) else { return false }
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    let literal: Expectation = byte == UInt8(ascii: "t")
+                        ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
+                    // The letters between the quotes of what is expected.
+                    let letters = literal.rawValue.utf8.dropFirst()
+                    guard skip(letters.count - 1, literal, { letters.dropFirst($0).first == $1 }) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
+                if depth == 0 { return true }
                 expectsValue = false
                 continue
             }
             guard depth > 0 else { return false }
-            let inObject = topIsObject()
+            let inObject = objects & 1 != 0
             if byte == UInt8(ascii: ",") {
                 position += 1
-                if inObject {
-                    skipWhitespace()
-                    guard skipKey(.key) else { return false }
-                }
+                if inObject, key() == nil { return false }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
@@ -661,16 +614,6 @@ struct JSONScanner {
                 return fail(inObject ? .afterMember : .afterElement)
             }
         }
-    }
-
-    /// Skips `"key" :`, leaving the scanner before the value.
-    private mutating func skipKey(_ expected: Expectation) -> Bool {
-        guard current == UInt8(ascii: "\"") else { return fail(expected) }
-        guard skipString() else { return false }
-        skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return fail(.colon) }
-        position += 1
-        return true
     }
 
     private mutating func skipString() -> Bool {
@@ -690,11 +633,8 @@ struct JSONScanner {
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 1
                 case UInt8(ascii: "u"):
-                    for offset in 1...4 where position + offset == bytes.count || !isHexDigit(bytes[position + offset]) {
-                        position += offset
-                        return fail(.hexDigits)
-                    }
-                    position += 5
+                    position += 1
+                    guard skip(4, .hexDigits, { isHexDigit($1) }) else { return false }
                 default:
                     return fail(.escape)
                 }
@@ -705,13 +645,14 @@ struct JSONScanner {
         return fail(.stringEnd)
     }
 
-    private mutating func skipLiteral(_ literal: Expectation) -> Bool {
-        let expected = literal.rawValue.utf8.dropFirst().dropLast()
-        for (offset, byte) in expected.enumerated() where position + offset == bytes.count || bytes[position + offset] != byte {
+    /// Moves past `count` bytes that `matches` accepts at their offsets from here, or notes `expected` at the first
+    /// it does not.
+    private mutating func skip(_ count: Int, _ expected: Expectation, _ matches: (Int, UInt8) -> Bool) -> Bool {
+        for offset in 0..<count where position + offset == bytes.count || !matches(offset, bytes[position + offset]) {
             position += offset
-            return fail(literal)
+            return fail(expected)
         }
-        position += expected.count
+        position += count
         return true
     }
 
@@ -737,12 +678,12 @@ struct JSONScanner {
         }
         return position > start
     }
+}
 
-    private func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
+private func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+}
 
-    private func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
-    }
+private func isHexDigit(_ byte: UInt8) -> Bool {
+    isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
 }
