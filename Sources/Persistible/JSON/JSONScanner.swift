@@ -1,14 +1,11 @@
 import Foundation
 
-/// The package's one reader of JSON's structure: finds where values lie in UTF-8 JSON without decoding them.
+/// The package's one reader of JSON's structure: where values lie in UTF-8 JSON, found without decoding them.
 ///
-/// Defaults, per-record decoding, salvage and byte-preserving rewrites all work on one record's bytes at a time, and
-/// need to know where each record starts and ends without paying for a decode: those ask for ranges (the elements
-/// of an array, the members of an object), which cost no allocation per value. What compares or carries a record's
-/// parts asks for its `JSONTree`, read by the same walk through containers. The grammar is strict JSON in UTF-8 (no
-/// comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`, and
-/// the caller falls back to the decoder, which says what is wrong, or, to compare, to `StrictJSON`. Offsets count
-/// from the first byte of the scanned bytes.
+/// Record ranges (the elements of an array, the members of an object) cost no allocation per value; what compares
+/// or carries a record's parts asks for its `JSONTree`, read by the same walk. The grammar is strict JSON in UTF-8
+/// after an optional byte order mark; anything else makes a scan return `nil`, and the caller falls back to the
+/// decoder or to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -19,7 +16,7 @@ struct JSONScanner {
         self.bytes = bytes
     }
 
-    /// What `read` finds in the one value at `range` of `data`, or in all of it after a byte order mark, whitespace
+    /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
     private static func reading<Result>(
         _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
@@ -93,30 +90,18 @@ struct JSONScanner {
 
     /// Where bytes stop being JSON, as a person finds it in an editor, and what was expected there.
     struct SyntaxError: CustomStringConvertible {
-        /// Bytes from the start of the file, the first being 0.
-        var offset: Int
-        /// Lines, from 1.
-        var line: Int
-        /// Characters (Unicode scalars) from the start of the line, from 1.
-        var column: Int
-        var expected: String
-        var found: String
+        var description: String
 
-        fileprivate init(at offset: Int, expected: String, in bytes: UnsafeRawBufferPointer) {
-            self.offset = offset
-            self.expected = expected
+        fileprivate init(at offset: Int, expected: Expectation, in bytes: UnsafeRawBufferPointer) {
             let before = bytes[..<offset]
-            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
-            line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
             // A byte order mark opens the first line unseen.
-            let from = lineStart ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
-            column = bytes[from..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
-            found = Self.describe(bytes[offset...])
-        }
-
-        var description: String {
-            "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected \(expected), "
-                + "found \(found)."
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
+                ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
+            // In characters (Unicode scalars), from 1.
+            let column = bytes[lineStart..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
+            description = "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected "
+                + "\(expected.rawValue), found \(Self.describe(bytes[offset...]))."
         }
 
         private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
@@ -140,7 +125,7 @@ struct JSONScanner {
     }
 
     /// What the grammar expected where bytes stopped being JSON, as the error message says it.
-    private enum Expectation: String {
+    fileprivate enum Expectation: String {
         case value = "a value"
         case afterElement = "',' or ']' after an array element"
         case afterMember = "',' or '}' after an object member"
@@ -165,8 +150,8 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// The tree of the one value at `range` of `data`, or in all of it after a byte order mark, whitespace around it
-    /// aside; `nil` if the bytes there are not one JSON value, or a key in them spells no string.
+    /// The tree of the one value at `range` of `data`, or in all of it; `nil` if the bytes there are not one JSON
+    /// value, or a key in them spells no string.
     static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
         reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
@@ -240,7 +225,7 @@ struct JSONScanner {
     /// The error `fail` noted, placed in the bytes.
     private func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
-        return SyntaxError(at: offset, expected: expected.rawValue, in: bytes)
+        return SyntaxError(at: offset, expected: expected, in: bytes)
     }
 
     /// The first place where the bytes are not one JSON value in UTF-8.
@@ -258,7 +243,7 @@ struct JSONScanner {
         scalars: while offset < (failure?.offset ?? bytes.count) {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded): offset += encoded.count
-            case .error: return SyntaxError(at: offset, expected: Expectation.utf8.rawValue, in: bytes)
+            case .error: return SyntaxError(at: offset, expected: .utf8, in: bytes)
             case .emptyInput: break scalars
             }
         }
@@ -303,9 +288,7 @@ struct JSONScanner {
             guard let byte = current else { return parts }
             if byte == UInt8(ascii: "]") {
                 // The end, after a record, a comma or the opening.
-                position += 1
-                skipWhitespace()
-                if position == bytes.count { return parts }
+                if closesTheBytes() { return parts }
                 failure = (position, .end)
                 damage = (start, start + 1, noted(), nil)
                 continue
@@ -329,13 +312,10 @@ struct JSONScanner {
             }
             let next = position
             if current == UInt8(ascii: "]") {
-                position += 1
-                skipWhitespace()
-                if position == bytes.count || closed {
-                    // A whole value that the array's bracket closes is a record, whatever damage follows.
-                    parts.append(.record(value))
-                }
-                if position == bytes.count { return parts }
+                let ends = closesTheBytes()
+                // A whole value that the array's bracket closes is a record, whatever damage follows.
+                if ends || closed { parts.append(.record(value)) }
+                if ends { return parts }
                 failure = (position, .end)
                 if closed {
                     damage = (next, next, noted(), nil)
@@ -411,11 +391,7 @@ struct JSONScanner {
         guard skipValue() else { return false }
         let closed = !isDigit(bytes[position - 1])
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            position += 1
-            skipWhitespace()
-            return position == bytes.count
-        }
+        if current == UInt8(ascii: "]") { return closesTheBytes() }
         return current == UInt8(ascii: ",") || (current == nil && closed)
     }
 
@@ -428,12 +404,10 @@ struct JSONScanner {
             guard starts.insert(position).inserted, skipValue() else { return false }
             skipWhitespace()
             if current == UInt8(ascii: "]") {
-                let bracket = position
-                position += 1
-                skipWhitespace()
                 // A cut after a nested array's `]` in a file of indented lines leaves one at the end too, indented
                 // as deep as it was.
-                return position == bytes.count && (lineIndentation(before: bracket) ?? closing) == closing
+                let indentation = lineIndentation(before: position)
+                return closesTheBytes() && (indentation ?? closing) == closing
             }
             guard current == UInt8(ascii: ",") else { return false }
             position += 1
@@ -455,6 +429,13 @@ struct JSONScanner {
         return end
     }
 
+    /// Moves past the `]` here and the whitespace after it: whether that ends the bytes.
+    private mutating func closesTheBytes() -> Bool {
+        position += 1
+        skipWhitespace()
+        return position == bytes.count
+    }
+
     private func opensValue(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
@@ -463,7 +444,6 @@ struct JSONScanner {
         default: return isDigit(byte)
         }
     }
-
 
     private var current: UInt8? {
         position < bytes.count ? bytes[position] : nil
