@@ -18,7 +18,7 @@ struct JSONScanner {
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
-    private static func reading<Result>(
+    fileprivate static func reading<Result>(
         _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
         let range = range ?? 0..<data.count
@@ -48,18 +48,12 @@ struct JSONScanner {
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
     /// bytes between them, in stored order.
     ///
-    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data when it is not
-    /// a number (which a cut could have shortened). After damage, reading resumes at the next place where a record
-    /// plausibly starts: a value at the start of a line indented as the first record is, in a file that puts each
-    /// record on lines of its own as the package writes them (a string holds no line break, so that is never inside
-    /// one), or else a value from which the records read on to the `]` that ends the data. A value inside a damaged
-    /// record's nested array, or inside its strings, does not: its neighbours end at a `}` or a `"`. So a value is
-    /// returned only from bytes that form a whole record; in a file without line breaks, records between two damaged
-    /// places are counted with the damage.
-    ///
-    /// A value that is followed by one stray byte and then a record, as when the `,` between them was damaged or
-    /// lost, is whole; the stray byte is a damaged part of its own. Anything more makes the value part of the damage,
-    /// as a record that a damaged byte closed early leaves the rest of itself behind it.
+    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data if it is not a
+    /// number (which a cut could have shortened). After damage, reading resumes at a value that starts a line indented
+    /// as the records' lines are (a string holds no line break), or else at one from which the records read on to
+    /// the final `]`; a value inside a damaged record's nested array or strings never does, so only the bytes of whole
+    /// records are returned as records. A value followed by one stray byte and then a record (a lost `,`) is whole;
+    /// anything more makes it part of the damage, as a record that a damaged byte closed early leaves its rest behind.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
@@ -67,17 +61,14 @@ struct JSONScanner {
         }
     }
 
-    /// A part of an array that damage may have broken.
     enum ArrayPart {
-        /// A record that is JSON.
         case record(Range<Int>)
-        /// Bytes that are not, with the first place where they stop being JSON.
+        /// Bytes that are not JSON, with the first place where they stop being JSON.
         case damaged(Range<Int>, SyntaxError)
     }
 
-    /// Where `data` first stops being JSON and what was expected there, or `nil` if it holds one JSON value, or is
-    /// in UTF-16 or UTF-32, which the decoder reads and this scanner does not (one of the first four bytes is zero,
-    /// or a byte order mark says so).
+    /// Where `data` first stops being JSON and what was expected there; `nil` if it holds one JSON value, or is in
+    /// UTF-16 or UTF-32 (a zero in the first four bytes, or such a byte order mark), which only the decoder reads.
     static func syntaxError(in data: Data) -> SyntaxError? {
         guard !data.prefix(4).contains(0), !data.starts(with: [0xFE, 0xFF]), !data.starts(with: [0xFF, 0xFE]) else {
             return nil
@@ -150,12 +141,6 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// The tree of the one value at `range` of `data`, or in all of it; `nil` if the bytes there are not one JSON
-    /// value, or a key in them spells no string.
-    static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
-        reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
-    }
-
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
@@ -181,9 +166,8 @@ struct JSONScanner {
         return String(validating: units, as: UTF16.self)
     }
 
-    /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them.
-    ///
-    /// - Returns: `false` if the bytes there are not an object.
+    /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
+    /// `false` if the bytes there are not an object.
     static func forEachMember(
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
@@ -198,9 +182,8 @@ struct JSONScanner {
         return read && scanner.position == range.count
     }
 
-    /// One member of an object: where its key's characters and its value lie.
     struct Member {
-        /// The key's bytes, inside the quotes, escapes as stored.
+        /// The key's characters, inside the quotes, escapes as stored.
         var key: Range<Int>
         var value: Range<Int>
 
@@ -211,7 +194,7 @@ struct JSONScanner {
 
     // MARK: - Grammar
 
-    /// Notes where and why the bytes stop being JSON, for the scan that returns `false` next.
+    /// Notes where and why the bytes stop being JSON, for the failing scan to return.
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
@@ -378,7 +361,7 @@ struct JSONScanner {
         return nil
     }
 
-    /// How far the line is indented, if only indentation stands before `index` on its line, which is not the first.
+    /// How far the line is indented, if only indentation stands before `index` on it, and it is not the first.
     private func lineIndentation(before index: Int) -> Int? {
         let indentation = bytes[..<index].reversed().prefix { $0 == 0x20 || $0 == 0x09 }.count
         return index - indentation > 0 && bytes[index - indentation - 1] == UInt8(ascii: "\n") ? indentation : nil
@@ -449,8 +432,7 @@ struct JSONScanner {
         position < bytes.count ? bytes[position] : nil
     }
 
-    /// Steps over a UTF-8 byte order mark at the start, which the decoder reads and some editors write: such a file
-    /// is UTF-8 JSON, and its records are found as any other's.
+    /// Steps over a UTF-8 byte order mark at the start, which some editors write and the decoder reads.
     private mutating func skipByteOrderMark() {
         if position == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
@@ -459,10 +441,8 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    /// Reads the object or array that `open` opens here, calling `part` to read each member or element: the one
-    /// walk through a container's parts, whether they are wanted as ranges or as a tree.
-    ///
-    /// - Returns: `false` if the bytes here are no such container, or `part` could not read one.
+    /// Reads the object or array that `open` opens here, calling `part` to read each member or element, whether
+    /// they are wanted as ranges or as a tree; `false` if there is no such container, or `part` could not read one.
     @inline(__always)
     private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
         guard current == open else { return false }
@@ -497,7 +477,6 @@ struct JSONScanner {
         return key
     }
 
-    /// Reads one value, the range it lies in.
     private mutating func value() -> Range<Int>? {
         skipWhitespace()
         let start = position
@@ -505,7 +484,7 @@ struct JSONScanner {
     }
 
     /// Reads one value and everything in it, its ranges shifted by `offset`.
-    private mutating func tree(offset: Int) -> JSONTree? {
+    fileprivate mutating func tree(offset: Int) -> JSONTree? {
         skipWhitespace()
         let start = position
         switch current {
@@ -657,6 +636,14 @@ struct JSONScanner {
             while let byte = current, isDigit(byte) { position += 1 }
         }
         return position > start
+    }
+}
+
+extension JSONTree {
+    /// The tree of the one value at `range` of `data`, or in all of it; `nil` if the bytes there are not one JSON
+    /// value, or a key in them spells no string.
+    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
+        JSONScanner.reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
 }
 
