@@ -12,13 +12,9 @@ struct JSONArraySplice {
         prettyPrinted = encoder.outputFormatting.contains(.prettyPrinted)
     }
 
-    /// Adds the elements of `additions` at the end of `array`, in place.
-    ///
-    /// - Parameters:
-    ///   - additions: A non-empty array, as the same encoder wrote it.
-    ///   - array: The bytes of a file that decoded as an array.
-    /// - Returns: How many bytes at the start of `array` it left as they were, so that a writer need only write
-    ///   the rest; or `nil`, leaving `array` unchanged, if either is not in a form it knows.
+    /// Adds the elements of `additions`, a non-empty array the same encoder wrote, at the end of `array`, the bytes
+    /// of a file that decoded as an array; returns how many bytes at its start it left as they were, for a writer to
+    /// write only the rest, or `nil`, leaving `array` unchanged, if either is not in a form it knows.
     func append(_ additions: Data, to array: inout Data) -> Int? {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
         // The elements of `additions`, with the indentation an encoder gives them inside an array.
@@ -48,11 +44,8 @@ struct JSONArraySplice {
         return unchanged
     }
 
-    /// The values that `bytes` holds after those of `previous`, as an encoded array, when `bytes` is the array
-    /// `previous` with values appended: the very same bytes up to the end of its last element, then a comma.
-    ///
-    /// The values before the comma are then exactly those `previous` decodes to, so only the returned array needs
-    /// decoding. Whatever follows the comma is returned as it is, for the decoder to judge.
+    /// The values that `bytes` holds after those of `previous`, as an encoded array for the decoder to judge, when
+    /// `bytes` is `previous` to the end of its last element and then a comma, so that only they need decoding.
     ///
     /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array or ends with
     ///   a comma (a second one after it would be no JSON, yet look like an append).
@@ -74,12 +67,9 @@ struct JSONArraySplice {
         return appended
     }
 
-    /// Where the last byte before the `]` that closes the array in `bytes` lies, other than whitespace: the end of
-    /// the last element, a trailing comma or the opening `[`; `nil` if `bytes` are not an array in UTF-8, the only
-    /// encoding the splice writes.
-    ///
-    /// The decoder reads UTF-16 and UTF-32 too. In them the first byte is zero, or else the last is, so the checks
-    /// for an opening `[` and a closing `]` keep the splice away from them; a UTF-8 byte order mark fails them too.
+    /// The last byte but whitespace before the `]` that closes the array in `bytes` (the end of the last element, a
+    /// trailing comma or the opening `[`); `nil` if `bytes` are not an array in UTF-8, the only encoding the splice
+    /// writes. In UTF-16 and UTF-32 the first or the last byte is zero, and a byte order mark is no `[`.
     private static func lastByteInside(_ bytes: Data) -> Data.Index? {
         guard bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
             let closing = bytes.lastIndex(where: { !isJSONWhitespace($0) }), bytes[closing] == UInt8(ascii: "]")

@@ -1,14 +1,11 @@
 import Foundation
 
-/// The package's one reader of JSON's structure: finds where values lie in UTF-8 JSON without decoding them.
+/// The package's one reader of JSON's structure: where values lie in UTF-8 JSON, found without decoding them.
 ///
-/// Defaults, per-record decoding, salvage and byte-preserving rewrites all work on one record's bytes at a time, and
-/// need to know where each record starts and ends without paying for a decode: those ask for ranges (the elements
-/// of an array, the members of an object), which cost no allocation per value. What compares or carries a record's
-/// parts asks for its `JSONTree`, read by the same walk through containers. The grammar is strict JSON in UTF-8 (no
-/// comments, no trailing commas), after an optional byte order mark; anything else makes a scan return `nil`, and
-/// the caller falls back to the decoder, which says what is wrong, or, to compare, to `StrictJSON`. Offsets count
-/// from the first byte of the scanned bytes.
+/// Record ranges (the elements of an array, the members of an object) cost no allocation per value; what compares
+/// or carries a record's parts asks for its `JSONTree`, read by the same walk. The grammar is strict JSON in UTF-8
+/// after an optional byte order mark; anything else makes a scan return `nil`, and the caller falls back to the
+/// decoder or to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -19,9 +16,9 @@ struct JSONScanner {
         self.bytes = bytes
     }
 
-    /// What `read` finds in the one value at `range` of `data`, or in all of it after a byte order mark, whitespace
+    /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
-    private static func reading<Result>(
+    fileprivate static func reading<Result>(
         _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
         let range = range ?? 0..<data.count
@@ -37,24 +34,26 @@ struct JSONScanner {
 
     /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
     static func elementRanges(of data: Data) -> [Range<Int>]? {
-        reading(data) { $0.elements() }
+        var ranges: [Range<Int>] = []
+        return reading(data) { scanner in
+            let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                guard let element = scanner.value() else { return false }
+                ranges.append(element)
+                return true
+            }
+            return read ? ranges : nil
+        }
     }
 
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
     /// bytes between them, in stored order.
     ///
-    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data when it is not
-    /// a number (which a cut could have shortened). After damage, reading resumes at the next place where a record
-    /// plausibly starts: a value at the start of a line indented as the first record is, in a file that puts each
-    /// record on lines of its own as the package writes them (a string holds no line break, so that is never inside
-    /// one), or else a value from which the records read on to the `]` that ends the data. A value inside a damaged
-    /// record's nested array, or inside its strings, does not: its neighbours end at a `}` or a `"`. So a value is
-    /// returned only from bytes that form a whole record; in a file without line breaks, records between two damaged
-    /// places are counted with the damage.
-    ///
-    /// A value that is followed by one stray byte and then a record, as when the `,` between them was damaged or
-    /// lost, is whole; the stray byte is a damaged part of its own. Anything more makes the value part of the damage,
-    /// as a record that a damaged byte closed early leaves the rest of itself behind it.
+    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data if it is not a
+    /// number (which a cut could have shortened). After damage, reading resumes at a value that starts a line indented
+    /// as the records' lines are (a string holds no line break), or else at one from which the records read on to
+    /// the final `]`; a value inside a damaged record's nested array or strings never does, so only the bytes of whole
+    /// records are returned as records. A value followed by one stray byte and then a record (a lost `,`) is whole;
+    /// anything more makes it part of the damage, as a record that a damaged byte closed early leaves its rest behind.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
@@ -62,17 +61,14 @@ struct JSONScanner {
         }
     }
 
-    /// A part of an array that damage may have broken.
     enum ArrayPart {
-        /// A record that is JSON.
         case record(Range<Int>)
-        /// Bytes that are not, with the first place where they stop being JSON.
+        /// Bytes that are not JSON, with the first place where they stop being JSON.
         case damaged(Range<Int>, SyntaxError)
     }
 
-    /// Where `data` first stops being JSON and what was expected there, or `nil` if it holds one JSON value, or is
-    /// in UTF-16 or UTF-32, which the decoder reads and this scanner does not (one of the first four bytes is zero,
-    /// or a byte order mark says so).
+    /// Where `data` first stops being JSON and what was expected there; `nil` if it holds one JSON value, or is in
+    /// UTF-16 or UTF-32 (a zero in the first four bytes, or such a byte order mark), which only the decoder reads.
     static func syntaxError(in data: Data) -> SyntaxError? {
         guard !data.prefix(4).contains(0), !data.starts(with: [0xFE, 0xFF]), !data.starts(with: [0xFF, 0xFE]) else {
             return nil
@@ -85,30 +81,18 @@ struct JSONScanner {
 
     /// Where bytes stop being JSON, as a person finds it in an editor, and what was expected there.
     struct SyntaxError: CustomStringConvertible {
-        /// Bytes from the start of the file, the first being 0.
-        var offset: Int
-        /// Lines, from 1.
-        var line: Int
-        /// Characters (Unicode scalars) from the start of the line, from 1.
-        var column: Int
-        var expected: String
-        var found: String
+        var description: String
 
-        fileprivate init(at offset: Int, expected: String, in bytes: UnsafeRawBufferPointer) {
-            self.offset = offset
-            self.expected = expected
+        fileprivate init(at offset: Int, expected: Expectation, in bytes: UnsafeRawBufferPointer) {
             let before = bytes[..<offset]
-            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
-            line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
             // A byte order mark opens the first line unseen.
-            let from = lineStart ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
-            column = bytes[from..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
-            found = Self.describe(bytes[offset...])
-        }
-
-        var description: String {
-            "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected \(expected), "
-                + "found \(found)."
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
+                ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
+            // In characters (Unicode scalars), from 1.
+            let column = bytes[lineStart..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
+            description = "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected "
+                + "\(expected.rawValue), found \(Self.describe(bytes[offset...]))."
         }
 
         private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
@@ -132,7 +116,7 @@ struct JSONScanner {
     }
 
     /// What the grammar expected where bytes stopped being JSON, as the error message says it.
-    private enum Expectation: String {
+    fileprivate enum Expectation: String {
         case value = "a value"
         case afterElement = "',' or ']' after an array element"
         case afterMember = "',' or '}' after an object member"
@@ -157,50 +141,33 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// The tree of the one value at `range` of `data`, or in all of it after a byte order mark, whitespace around it
-    /// aside; `nil` if the bytes there are not one JSON value, or a key in them spells no string.
-    static func tree(of data: Data, at range: Range<Int>? = nil) -> JSONTree? {
-        reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
-    }
-
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // In UTF-16, where each escape is one code unit and validation finds a surrogate that is not in a pair.
-        var units: [UInt16] = []
-        var rest = characters[...]
-        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
-            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
-            rest = rest[rest.index(after: backslash)...]
-            switch rest.popFirst() {
-            case UInt8(ascii: "u"):
-                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                units.append(unit)
-                rest = rest.dropFirst(4)
-            case let escaped?:
-                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                units.append(controls[escaped] ?? UInt16(escaped))
-            case nil: return nil
-            }
-        }
-        units += String(decoding: rest, as: UTF8.self).utf16
-        return String(validating: units, as: UTF16.self)
+        // Escapes are rare, and the decoder's reading of them is the one that counts.
+        let quoted = [UInt8(ascii: "\"")] + characters + [UInt8(ascii: "\"")]
+        return try? JSONDecoder().decode(String.self, from: Data(quoted))
     }
 
-    /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them.
-    ///
-    /// - Returns: `false` if the bytes there are not an object.
+    /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
+    /// `false` if the bytes there are not an object.
     static func forEachMember(
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
         var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-        return scanner.members(body) && scanner.position == range.count
+        scanner.skipWhitespace()
+        let read = scanner.container(UInt8(ascii: "{")) { scanner in
+            guard let key = scanner.key(), let value = scanner.value() else { return false }
+            body(Member(key: key, value: value))
+            return true
+        }
+        scanner.skipWhitespace()
+        return read && scanner.position == range.count
     }
 
-    /// One member of an object: where its key's characters and its value lie.
     struct Member {
-        /// The key's bytes, inside the quotes, escapes as stored.
+        /// The key's characters, inside the quotes, escapes as stored.
         var key: Range<Int>
         var value: Range<Int>
 
@@ -211,16 +178,21 @@ struct JSONScanner {
 
     // MARK: - Grammar
 
-    /// Notes where and why the bytes stop being JSON, for the scan that returns `false` next.
+    /// Notes where and why the bytes stop being JSON, for the failing scan to return.
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
     }
 
+    private mutating func fail(_ expected: Expectation) -> Range<Int>? {
+        failure = (position, expected)
+        return nil
+    }
+
     /// The error `fail` noted, placed in the bytes.
     private func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
-        return SyntaxError(at: offset, expected: expected.rawValue, in: bytes)
+        return SyntaxError(at: offset, expected: expected, in: bytes)
     }
 
     /// The first place where the bytes are not one JSON value in UTF-8.
@@ -229,7 +201,7 @@ struct JSONScanner {
         skipWhitespace()
         if skipValue() {
             skipWhitespace()
-            if position < bytes.count { _ = fail(.end) }
+            if position < bytes.count { failure = (position, .end) }
         }
         // The grammar does not look into strings' UTF-8, which the decoder rejects as well.
         var iterator = bytes.makeIterator()
@@ -238,7 +210,7 @@ struct JSONScanner {
         scalars: while offset < (failure?.offset ?? bytes.count) {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded): offset += encoded.count
-            case .error: return SyntaxError(at: offset, expected: Expectation.utf8.rawValue, in: bytes)
+            case .error: return SyntaxError(at: offset, expected: .utf8, in: bytes)
             case .emptyInput: break scalars
             }
         }
@@ -283,10 +255,8 @@ struct JSONScanner {
             guard let byte = current else { return parts }
             if byte == UInt8(ascii: "]") {
                 // The end, after a record, a comma or the opening.
-                position += 1
-                skipWhitespace()
-                if position == bytes.count { return parts }
-                _ = fail(.end)
+                if closesTheBytes() { return parts }
+                failure = (position, .end)
                 damage = (start, start + 1, noted(), nil)
                 continue
             }
@@ -309,20 +279,17 @@ struct JSONScanner {
             }
             let next = position
             if current == UInt8(ascii: "]") {
-                position += 1
-                skipWhitespace()
-                if position == bytes.count || closed {
-                    // A whole value that the array's bracket closes is a record, whatever damage follows.
-                    parts.append(.record(value))
-                }
-                if position == bytes.count { return parts }
-                _ = fail(.end)
+                let ends = closesTheBytes()
+                // A whole value that the array's bracket closes is a record, whatever damage follows.
+                if ends || closed { parts.append(.record(value)) }
+                if ends { return parts }
+                failure = (position, .end)
                 if closed {
                     damage = (next, next, noted(), nil)
                     continue
                 }
             } else {
-                _ = fail(.afterElement)
+                failure = (position, .afterElement)
             }
             damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
         }
@@ -378,7 +345,7 @@ struct JSONScanner {
         return nil
     }
 
-    /// How far the line is indented, if only indentation stands before `index` on its line, which is not the first.
+    /// How far the line is indented, if only indentation stands before `index` on it, and it is not the first.
     private func lineIndentation(before index: Int) -> Int? {
         let indentation = bytes[..<index].reversed().prefix { $0 == 0x20 || $0 == 0x09 }.count
         return index - indentation > 0 && bytes[index - indentation - 1] == UInt8(ascii: "\n") ? indentation : nil
@@ -391,11 +358,7 @@ struct JSONScanner {
         guard skipValue() else { return false }
         let closed = !isDigit(bytes[position - 1])
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            position += 1
-            skipWhitespace()
-            return position == bytes.count
-        }
+        if current == UInt8(ascii: "]") { return closesTheBytes() }
         return current == UInt8(ascii: ",") || (current == nil && closed)
     }
 
@@ -408,12 +371,10 @@ struct JSONScanner {
             guard starts.insert(position).inserted, skipValue() else { return false }
             skipWhitespace()
             if current == UInt8(ascii: "]") {
-                let bracket = position
-                position += 1
-                skipWhitespace()
                 // A cut after a nested array's `]` in a file of indented lines leaves one at the end too, indented
                 // as deep as it was.
-                return position == bytes.count && (lineIndentation(before: bracket) ?? closing) == closing
+                let indentation = lineIndentation(before: position)
+                return closesTheBytes() && (indentation ?? closing) == closing
             }
             guard current == UInt8(ascii: ",") else { return false }
             position += 1
@@ -435,6 +396,13 @@ struct JSONScanner {
         return end
     }
 
+    /// Moves past the `]` here and the whitespace after it: whether that ends the bytes.
+    private mutating func closesTheBytes() -> Bool {
+        position += 1
+        skipWhitespace()
+        return position == bytes.count
+    }
+
     private func opensValue(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
@@ -444,13 +412,11 @@ struct JSONScanner {
         }
     }
 
-
     private var current: UInt8? {
         position < bytes.count ? bytes[position] : nil
     }
 
-    /// Steps over a UTF-8 byte order mark at the start, which the decoder reads and some editors write: such a file
-    /// is UTF-8 JSON, and its records are found as any other's.
+    /// Steps over a UTF-8 byte order mark at the start, which some editors write and the decoder reads.
     private mutating func skipByteOrderMark() {
         if position == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
@@ -459,10 +425,8 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    /// Reads the object or array that `open` opens here, calling `part` to read each member or element: the one
-    /// walk through a container's parts, whether they are wanted as ranges or as a tree.
-    ///
-    /// - Returns: `false` if the bytes here are no such container, or `part` could not read one.
+    /// Reads the object or array that `open` opens here, calling `part` to read each member or element, whether
+    /// they are wanted as ranges or as a tree; `false` if there is no such container, or `part` could not read one.
     @inline(__always)
     private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
         guard current == open else { return false }
@@ -484,174 +448,106 @@ struct JSONScanner {
         return false
     }
 
-    /// Reads `"key" :`, the range of the key's characters.
-    private mutating func key() -> Range<Int>? {
+    /// Reads `"key" :`, the range of the key's characters; `nil`, noting `expected`, if there is no key here.
+    private mutating func key(_ expected: Expectation = .key) -> Range<Int>? {
         skipWhitespace()
         let start = position + 1
-        guard current == UInt8(ascii: "\""), skipString() else { return nil }
+        guard current == UInt8(ascii: "\"") else { return fail(expected) }
+        guard skipString() else { return nil }
         let key = start..<(position - 1)
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return nil }
+        guard current == UInt8(ascii: ":") else { return fail(.colon) }
         position += 1
         return key
     }
 
-    /// Reads one value, the range it lies in.
     private mutating func value() -> Range<Int>? {
         skipWhitespace()
         let start = position
         return skipValue() ? start..<position : nil
     }
 
-    private mutating func elements() -> [Range<Int>]? {
-        var ranges: [Range<Int>] = []
-        let read = container(UInt8(ascii: "[")) { scanner in
-            guard let element = scanner.value() else { return false }
-            ranges.append(element)
-            return true
-        }
-        return read ? ranges : nil
-    }
-
-    private mutating func members(_ body: (Member) -> Void) -> Bool {
-        skipWhitespace()
-        let read = container(UInt8(ascii: "{")) { scanner in
-            guard let key = scanner.key(), let value = scanner.value() else { return false }
-            body(Member(key: key, value: value))
-            return true
-        }
-        skipWhitespace()
-        return read
-    }
-
     /// Reads one value and everything in it, its ranges shifted by `offset`.
-    private mutating func tree(offset: Int) -> JSONTree? {
+    fileprivate mutating func tree(offset: Int) -> JSONTree? {
         skipWhitespace()
         let start = position
-        var members: [JSONTree.Member] = []
-        var elements: [JSONTree] = []
-        let read: Bool
         switch current {
         case UInt8(ascii: "{"):
-            read = container(UInt8(ascii: "{")) { scanner in
+            var members: [JSONTree.Member] = []
+            let read = container(UInt8(ascii: "{")) { scanner in
                 guard let keyRange = scanner.key(), let key = Self.unescaped(scanner.bytes[keyRange]),
                     let value = scanner.tree(offset: offset)
                 else { return false }
                 members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
                 return true
             }
+            return read ? .object(members, (start + offset)..<(position + offset)) : nil
         case UInt8(ascii: "["):
-            read = container(UInt8(ascii: "[")) { scanner in
+            var elements: [JSONTree] = []
+            let read = container(UInt8(ascii: "[")) { scanner in
                 guard let element = scanner.tree(offset: offset) else { return false }
                 elements.append(element)
                 return true
             }
+            return read ? .array(elements, (start + offset)..<(position + offset)) : nil
         default:
-            read = skipValue()
-        }
-        guard read else { return nil }
-        let range = (start + offset)..<(position + offset)
-        switch bytes[start] {
-        case UInt8(ascii: "{"): return .object(members, range)
-        case UInt8(ascii: "["): return .array(elements, range)
-        default: return .scalar(range)
+            return skipValue() ? .scalar((start + offset)..<(position + offset)) : nil
         }
     }
 
-    /// Moves past one value; `false` if there is none here.
+    /// Moves past one value and all it holds; `false` if there is none here. Nested values are skipped by depth
+    /// rather than by recursion, so that deep nesting cannot exhaust the stack.
     private mutating func skipValue() -> Bool {
-        guard let byte = current else { return fail(.value) }
-        switch byte {
-        case UInt8(ascii: "\""):
-            return skipString()
-        case UInt8(ascii: "{"):
-            // Nested values are skipped by depth rather than by recursion, so deep nesting cannot exhaust the stack.
-            return skipContainer()
-        case UInt8(ascii: "["):
-            return skipContainer()
-        case UInt8(ascii: "t"): return skipLiteral(.trueLiteral)
-        case UInt8(ascii: "f"): return skipLiteral(.falseLiteral)
-        case UInt8(ascii: "n"): return skipLiteral(.nullLiteral)
-        default: return skipNumber()
-        }
-    }
-
-    /// Skips an object or array, checking its punctuation as it goes.
-    private mutating func skipContainer() -> Bool {
-        // Which open containers are objects: a bit each for the first 64 levels, so that the usual record costs
-        // no allocation, and an array for any deeper.
+        // The open containers, innermost lowest, a bit each: 1 for an object. Bits beyond 64 levels wait in
+        // `deeper`, so that the usual record costs no allocation.
         var objects: UInt64 = 0
-        var deeper: [Bool] = []
+        var deeper: [UInt64] = []
         var depth = 0
-        func push(_ isObject: Bool) {
-            if depth < 64 {
-                if isObject { objects |= 1 << UInt64(depth) } else { objects &= ~(1 << UInt64(depth)) }
-            } else {
-                deeper.append(isObject)
-            }
-            depth += 1
-        }
         func pop() {
             depth -= 1
-            if depth >= 64 { deeper.removeLast() }
-        }
-        func topIsObject() -> Bool {
-            depth - 1 < 64 ? objects & (1 << UInt64(depth - 1)) != 0 : deeper[deeper.count - 1]
+            objects = objects >> 1 | (depth >= 64 ? deeper.removeLast() << 63 : 0)
         }
         var expectsValue = true
         while true {
             skipWhitespace()
             guard let byte = current else {
-                return fail(expectsValue ? .value : topIsObject() ? .afterMember : .afterElement)
+                return fail(expectsValue ? .value : objects & 1 != 0 ? .afterMember : .afterElement)
             }
             if expectsValue {
                 switch byte {
-                case UInt8(ascii: "{"):
-                    push(true)
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    if depth >= 64 { deeper.append(objects >> 63) }
+                    objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
+                    depth += 1
                     position += 1
                     skipWhitespace()
-                    if current == UInt8(ascii: "}") {
-                        position += 1
-                        pop()
-                        expectsValue = false
-                        if depth == 0 { return true }
-                    } else {
-                        guard skipKey(.keyOrEnd) else { return false }
+                    // `]` and `}` follow `[` and `{` but one in ASCII.
+                    guard current == byte + 2 else {
+                        if byte == UInt8(ascii: "{"), key(.keyOrEnd) == nil { return false }
+                        continue
                     }
-                    continue
-                case UInt8(ascii: "["):
-                    push(false)
                     position += 1
-                    skipWhitespace()
-                    if current == UInt8(ascii: "]") {
-                        position += 1
-                        pop()
-                        expectsValue = false
-                        if depth == 0 { return true }
-                    }
-                    continue
+                    pop()
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
-                case UInt8(ascii: "t"):
-                    guard skipLiteral(.trueLiteral) else { return false }
-                case UInt8(ascii: "f"):
-                    guard skipLiteral(.falseLiteral) else { return false }
-                case UInt8(ascii: "n"):
-                    guard skipLiteral(.nullLiteral) else { return false }
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    let literal: Expectation = byte == UInt8(ascii: "t")
+                        ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
+                    // The letters between the quotes of what is expected.
+                    let letters = literal.rawValue.utf8.dropFirst()
+                    guard skip(letters.count - 1, literal, { letters.dropFirst($0).first == $1 }) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
+                if depth == 0 { return true }
                 expectsValue = false
                 continue
             }
             guard depth > 0 else { return false }
-            let inObject = topIsObject()
+            let inObject = objects & 1 != 0
             if byte == UInt8(ascii: ",") {
                 position += 1
-                if inObject {
-                    skipWhitespace()
-                    guard skipKey(.key) else { return false }
-                }
+                if inObject, key() == nil { return false }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
@@ -661,16 +557,6 @@ struct JSONScanner {
                 return fail(inObject ? .afterMember : .afterElement)
             }
         }
-    }
-
-    /// Skips `"key" :`, leaving the scanner before the value.
-    private mutating func skipKey(_ expected: Expectation) -> Bool {
-        guard current == UInt8(ascii: "\"") else { return fail(expected) }
-        guard skipString() else { return false }
-        skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return fail(.colon) }
-        position += 1
-        return true
     }
 
     private mutating func skipString() -> Bool {
@@ -690,11 +576,8 @@ struct JSONScanner {
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 1
                 case UInt8(ascii: "u"):
-                    for offset in 1...4 where position + offset == bytes.count || !isHexDigit(bytes[position + offset]) {
-                        position += offset
-                        return fail(.hexDigits)
-                    }
-                    position += 5
+                    position += 1
+                    guard skip(4, .hexDigits, { isHexDigit($1) }) else { return false }
                 default:
                     return fail(.escape)
                 }
@@ -705,13 +588,14 @@ struct JSONScanner {
         return fail(.stringEnd)
     }
 
-    private mutating func skipLiteral(_ literal: Expectation) -> Bool {
-        let expected = literal.rawValue.utf8.dropFirst().dropLast()
-        for (offset, byte) in expected.enumerated() where position + offset == bytes.count || bytes[position + offset] != byte {
+    /// Moves past `count` bytes that `matches` accepts at their offsets from here, or notes `expected` at the first
+    /// it does not.
+    private mutating func skip(_ count: Int, _ expected: Expectation, _ matches: (Int, UInt8) -> Bool) -> Bool {
+        for offset in 0..<count where position + offset == bytes.count || !matches(offset, bytes[position + offset]) {
             position += offset
-            return fail(literal)
+            return fail(expected)
         }
-        position += expected.count
+        position += count
         return true
     }
 
@@ -737,12 +621,20 @@ struct JSONScanner {
         }
         return position > start
     }
+}
 
-    private func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+extension JSONTree {
+    /// The tree of the one value at `range` of `data`, or in all of it; `nil` if the bytes there are not one JSON
+    /// value, or a key in them spells no string.
+    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
+        JSONScanner.reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
+}
 
-    private func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
-    }
+private func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+}
+
+private func isHexDigit(_ byte: UInt8) -> Bool {
+    isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
 }

@@ -1,12 +1,10 @@
 import Foundation
 
-/// A JSON value as the ranges of its parts in its bytes: objects with their keys, read and where they stand, arrays,
-/// and scalars left as bytes.
+/// A JSON value as the ranges of its parts in its bytes (objects with their keys, read and where they stand, arrays,
+/// and scalars left as bytes), for what works on a record's parts: unknown keys, comparison, re-encoding.
 ///
-/// One parse serves everything that works on the parts of a record rather than on the record whole: finding what a
-/// stored record holds beyond the encoding of the value read from it, and putting that into a new encoding. The
-/// bytes are kept beside the tree, not in it, so that a tree of a slice of a large file copies nothing; ranges count
-/// from the first byte of those bytes.
+/// The bytes are kept beside the tree, so that a tree of a slice of a large file copies nothing; ranges count from
+/// the first byte of those bytes. `JSONScanner` reads it.
 indirect enum JSONTree {
     case object([Member], Range<Int>)
     case array([JSONTree], Range<Int>)
@@ -14,14 +12,9 @@ indirect enum JSONTree {
 
     struct Member {
         var key: String
-        /// The key's characters, inside the quotes, escapes as stored.
+        /// Inside the quotes, escapes as stored.
         var keyRange: Range<Int>
         var value: JSONTree
-    }
-
-    /// The tree of the value at `range` of `data`, or of the one value `data` holds; `nil` if it is not JSON.
-    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
-        JSONScanner.tree(of: data, at: range)
     }
 
     var range: Range<Int> {
@@ -109,12 +102,10 @@ extension Data {
     }
 }
 
-/// JSON in a form that the scanner does not read and a decoder does (UTF-16 or UTF-32, a trailing comma, JSON5 when
-/// allowed), written out again as strict UTF-8 JSON, which it reads.
+/// JSON that only a decoder reads (UTF-16 or UTF-32, a trailing comma, JSON5 when allowed), written out again as
+/// strict UTF-8 JSON for the scanner: for comparison, never storage, as comments, layout and key order are lost.
 ///
-/// Only a decoder's own reading of those forms agrees with the file's decoder on what they hold. Such files are rare,
-/// and never spliced, so the cost of a decode falls on them alone. Comments, layout and the order of keys are not
-/// kept: what is written out serves comparison, never storage.
+/// Only the decoder's own reading of those rare forms agrees with the file's decoder on what they hold.
 struct StrictJSON: Decodable {
     var text: String
 
