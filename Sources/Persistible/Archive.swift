@@ -47,6 +47,71 @@ struct Archive<Value: Codable & Hashable> {
     }
 }
 
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
+/// as an archive applies it while decoding.
+///
+/// Read when a file is decoded, not when an archive is made: most operations decode nothing (a load of an unchanged
+/// file costs a `stat`), and should not pay for building migrations they never use.
+struct ArchiveEvolution<Value: Codable>: Sendable {
+    private let declarations: (@Sendable () -> Declarations)?
+    /// The encoding of the default value a settings call was given: it fills what a record still lacks after the
+    /// declared defaults, one key at a time as the decoder asks for it.
+    private(set) var fallback: Data?
+
+    fileprivate struct Declarations {
+        var defaults: (any Encodable)?
+        var migrations: [ArchiveMigration<Value>]
+        var skipsUnreadable: Bool
+    }
+
+    static var none: Self { Self(declarations: nil) }
+
+    func filling(from encoding: Data) -> Self {
+        var filling = self
+        filling.fallback = encoding
+        return filling
+    }
+
+    var migrations: [ArchiveMigration<Value>] { declarations?().migrations ?? [] }
+
+    var isEmpty: Bool {
+        guard fallback == nil, let declared = declarations?() else { return fallback == nil }
+        return declared.defaults == nil && declared.migrations.isEmpty
+    }
+
+    var skipsUnreadable: Bool { declarations?().skipsUnreadable ?? false }
+
+    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
+        try declarations?().defaults.map { try encoder.encode($0) }
+    }
+
+    /// What `type` declares when it is ``Persistible``, looked up at run time so that a store made by generic code,
+    /// which knows the type only as `Codable & Hashable`, honors the type's choice too.
+    static func declared(by type: Value.Type) -> Self {
+        guard let persistible = type as? any Persistible.Type else { return .none }
+        return declared(persistible)
+    }
+
+    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+        Self(declarations: Declared<Declaring, Value>().read)
+    }
+}
+
+extension ArchiveEvolution where Value: Persistible {
+    static var declared: Self { declared(Value.self) }
+}
+
+/// A generic type rather than a closure, so that no metatype is captured.
+private struct Declared<Declaring: Persistible, Value: Codable>: Sendable {
+    @Sendable func read() -> ArchiveEvolution<Value>.Declarations {
+        ArchiveEvolution<Value>.Declarations(
+            defaults: Declaring.archiveDefaults.flatMap { $0 as? any Encodable },
+            migrations: Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? [],
+            skipsUnreadable: Declaring.archiveSkipsUnreadableRecords
+        )
+    }
+}
+
 extension Persistible where Self: Codable & Hashable {
     /// The archive the type's requirements describe, after validating its file name.
     static func archive() throws(PersistenceError) -> Archive<Self> {
