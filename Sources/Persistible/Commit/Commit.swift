@@ -4,8 +4,7 @@ import Foundation
 
 /// What a write remembers of the records it wrote.
 enum RememberedValues {
-    /// What decoding the file gives, for the article API, so that a type whose encoding loses something loads as a
-    /// new process would (see `Snapshot.append(_:decodedFrom:by:)`).
+    /// What decoding the file gives, so that a type whose encoding loses something loads as a new process would.
     case decoded
     /// The records as given: a store keeps its own values.
     case asGiven
@@ -16,13 +15,10 @@ extension Archive {
     /// append's few values are.
     static var decodedAfterWriteLimit: Int { 16 }
 
-    /// Makes the file, read as `stored` (`nil` when there is none), hold what `plan` says, under the caller's lock,
-    /// and remembers what it wrote.
+    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
     ///
-    /// A plan that only appends to an array of current-format records has the new records spliced on, so it costs the
-    /// write of the file, not the encoding of every record. Any other keeps the stored bytes of the records it did not
-    /// change, the unknown keys of those it changed, and the records no version reads (see
-    /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
+    /// An append to an array of current-format records is spliced on; any other write keeps the stored bytes of the
+    /// records it did not change (``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
@@ -86,8 +82,7 @@ extension Archive {
     }
 
     /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
-    /// when the bytes cannot be spliced. Nothing here holds a second reference to the plan's records, so that they
-    /// move into the snapshot without a copy.
+    /// when the bytes cannot be spliced. The plan's records move into the snapshot without a copy.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
@@ -193,8 +188,7 @@ extension Archive {
     }
 
     /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
-    /// line between the brackets. A newline in JSON is never inside a string, so a bracket followed by two newlines
-    /// always opens an empty container.
+    /// line between the brackets: a newline in JSON is never inside a string.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
@@ -223,8 +217,7 @@ extension Archive {
         }
     }
 
-    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here, so
-    /// that the bytes a snapshot keeps are the file's.
+    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here.
     func writeWhole(
         _ bytes: inout Data, to file: AtomicFile, unchangedPrefix: AtomicFile.UnchangedPrefix?
     ) throws -> FileIdentity {
@@ -242,25 +235,19 @@ struct Rewrite {
     var ranges: [Range<Int>]
     /// How many leading bytes are the old file's, copied from the same place.
     var firstChange: Int
-    /// The records written, by position, that carry parts of their stored bytes beside their new encoding, and
-    /// where each lies: decoded, they may give other values than the ones written.
+    /// The records written that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []
     /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
     var unreadable = IndexSet()
 }
 
 extension Archive {
-    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes and
-    /// each changed one the keys its type does not know.
-    ///
-    /// Only new and changed records are encoded, together. Records that needed a default are written anew and keep
-    /// what their stored bytes hold beyond the value read (see ``UnknownKeys``); migrated records keep what they hold
-    /// beyond the older type's encoding, when it is `Codable`. Records no version reads are not among `records`, and
-    /// stay as stored (see `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`).
+    /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
+    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``). Only those are
+    /// encoded. Records no version reads are not among `records` and stay as stored.
     ///
     /// - Parameters:
     ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - sources: Where each of `records` came from.
     ///   - originals: What each changed record held when read, by original position.
     /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
     ///   checked loses nothing.
@@ -421,12 +408,8 @@ extension Archive {
         )
     }
 
-    /// The rewrite of a file that holds records no version reads: each stays as stored before the first record
-    /// written that stood after it, or else after the last written that stood in the file, among its old neighbours.
-    ///
+    /// The rewrite of a file that holds records no version reads: each stays as stored among its old neighbours.
     /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when those records cannot be found.
     private func rewriteKeepingUnreadable(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -507,11 +490,7 @@ extension Archive {
         }
     }
 
-    /// `encoding`, the new encoding of a file's single value, with what `stored` holds beyond the encoding of `read`,
-    /// the value read from it, carried into it (see ``carrying(from:within:beyond:within:into:at:)``).
-    ///
-    /// - Parameter migrated: Whether `read` was migrated: it is then compared in its current-format form.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
+    /// `encoding`, a file's new single value, with what `stored` holds beyond `read`, its value as read, carried in.
     func keepingUnknownKeys(
         in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
     ) throws(PersistenceError) -> Data {
@@ -528,8 +507,7 @@ extension Archive {
     }
 
     /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``): unknown keys, and stored values read as others wherever
-    /// `encoding` leaves them as read.
+    /// it was read as, carried into it (see ``UnknownKeys``).
     ///
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
     ///   have no place, or where the keys cannot be read.

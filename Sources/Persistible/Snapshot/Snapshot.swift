@@ -1,9 +1,6 @@
 import Foundation
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
-///
-/// A save needs all of it: the values to answer loads, a set of them for the duplicate check, and the bytes to
-/// splice an append onto without encoding the stored values again.
 struct Snapshot<Value: Hashable> {
     var identity: FileIdentity
     var bytes: Data {
@@ -12,24 +9,21 @@ struct Snapshot<Value: Hashable> {
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue: Bool
-    /// Whether `values` are what decoding `bytes` gives, rather than the values a save was given: they differ for a
-    /// type whose encoding loses something, such as a date's fractions of a second.
+    /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded: Bool
-    /// The values as a set, and each record's position by identity: made by the first write that needs them.
+    /// Made by the first write that needs them (see ``WritePlan``).
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
     var stale = IndexSet()
     /// The stale records migrated from an older type; the others hold every key they held, unknown ones included.
     var migrated = IndexSet()
-    /// Where each record lies in `bytes`, once a rewrite has needed to know.
+    /// Where each record lies in `bytes`, once a rewrite needed to know.
     var recordRanges: [Range<Int>]?
-    /// The positions of the records no version reads, which `values` skips and writes keep as stored (see
-    /// ``Persistible/archiveSkipsUnreadableRecords``). `stale`, `migrated` and `recordRanges` count them;
-    /// `values` and `index` do not.
+    /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
+    /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    /// How many records the file's array holds, those no version reads included.
     var storedCount: Int { values.count + unreadable.count }
 
     var contents: PersistenceData<Value> {
@@ -66,21 +60,17 @@ extension Snapshot where Value: Codable {
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
-        let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
-            return cached
-        }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) { return cached }
         let state = try readFile(atPath: path, after: cached)
-        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        if let state { keep(state) }
         return state
     }
 
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
-        let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == file.identityUnderLock {
-            return cached
-        }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
+        if let cached, cached.identity == file.identityUnderLock { return cached }
         return try readFile(atPath: file.path, after: cached)
     }
 
@@ -176,18 +166,12 @@ enum ArchiveCache {
         return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The snapshot `decoder` made for `key`; the caller checks that the file has not changed since.
-    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
+    /// The snapshot `decoder` made for `key`, which the caller checks against the file; `taking` removes it, so that
+    /// the caller holds the only reference to its storage.
+    static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool = false) -> Snapshot<Value>? {
         entries.withLock { entries in
-            guard let entry = entries[key], entry.decoder === decoder else { return nil }
-            return entry.state as? Snapshot<Value>
-        }
-    }
-
-    /// Removes and returns the snapshot for `key`, so that the caller holds the only reference to its storage.
-    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
-        entries.withLock { entries in
-            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder else { return nil }
+            guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
+            else { return nil }
             return entry.state as? Snapshot<Value>
         }
     }
