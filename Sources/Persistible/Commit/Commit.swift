@@ -289,33 +289,27 @@ extension Archive {
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
         for (index, source) in sources.enumerated() {
+            // A stale record (it needed a default or a migration) is written anew, as a changed one is.
+            let rewritten: (original: Int, read: Value?)?
             switch source {
-            case .unchanged(let original) where !hasStale || !state.stale.contains(original):
-                continue
-            case .unchanged(let original) where !state.migrated.contains(original):
-                // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
-                carried.append((index, original, records[index], nil))
-            case .changed(let original) where !state.migrated.contains(original):
+            case .unchanged(let position):
+                guard hasStale, state.stale.contains(position) else { continue }
+                rewritten = (position, records[index])
+            case .changed(let position):
+                rewritten = (position, originals[position])
+            case .new:
+                rewritten = nil
+            }
+            if let original = rewritten?.original {
                 // Without the value it held when read, what it holds that its type does not know cannot be told.
-                guard let read = originals[original] else {
+                guard let read = rewritten?.read else {
                     throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
                 }
-                carried.append((index, original, read, nil))
-            case .unchanged(let original), .changed(let original):
-                // Migrated: what it read is the value kept, or for a changed one, the value it held when read.
-                let read: Value
-                if case .changed = source {
-                    guard let value = originals[original] else {
-                        throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
-                    }
-                    read = value
-                } else {
-                    read = records[index]
-                }
+                // A migrated record is compared in its current-format form, which keeps what its older type knew.
                 let range = ranges[original].shifted(by: stored.startIndex)
-                carried.append((index, original, read, try currentForm(ofMigrated: stored[range], at: original)))
-            default:
-                break
+                let form = state.migrated.contains(original)
+                    ? try currentForm(ofMigrated: stored[range], at: original) : nil
+                carried.append((index, original, read, form))
             }
             encodedIndex[index] = encoded.count
             encoded.append(records[index])

@@ -247,12 +247,8 @@ extension Archive {
             }
             return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
-            if opensArray {
-                do {
-                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
-                } catch let single where Self.singleValueErrorMatters(single, arrayError: error) {
-                    throw unreadable(single, bytes: bytes, asOneValue: true)
-                } catch {}
+            if opensArray, let single = try decodeSingle(bytes, arrayError: { error }) {
+                return single
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
                 return DecodedArchive(contents: .array(values))
@@ -267,17 +263,23 @@ extension Archive {
         }
     }
 
-    /// Whether, for bytes that open with `[`, the error of decoding them as one `Value` is the one to report rather
-    /// than that of decoding an array.
+    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do not
+    /// decode as one.
     ///
-    /// It is when the type's own encoding is an array and the file's first element is the wrong kind of value: for
-    /// `[1,2]` and a type that decodes three numbers, the number missing at `[2]`, not that record 0 is no array.
-    private static func singleValueErrorMatters(_ single: any Error, arrayError: any Error) -> Bool {
-        guard case .typeMismatch(_, let context)? = arrayError as? DecodingError,
-            context.codingPath.count == 1, context.codingPath[0].intValue == 0
-        else { return false }
-        if case .typeMismatch(_, let context)? = single as? DecodingError, context.codingPath.isEmpty { return false }
-        return single is DecodingError
+    /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
+    ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
+    private func decodeSingle(
+        _ bytes: Data, arrayError: () -> (any Error)?
+    ) throws(PersistenceError) -> DecodedArchive<Value>? {
+        do {
+            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+        } catch {
+            guard error is DecodingError, case .typeMismatch(_, let context)? = arrayError() as? DecodingError,
+                context.codingPath.count == 1, context.codingPath[0].intValue == 0
+            else { return nil }
+            if case .typeMismatch(_, let context)? = error as? DecodingError, context.codingPath.isEmpty { return nil }
+            throw unreadable(error, bytes: bytes, asOneValue: true)
+        }
     }
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
@@ -292,16 +294,15 @@ extension Archive {
                 }
                 return decoded
             } catch {
-                // A value whose own encoding is an array.
-                do {
-                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
-                } catch let single {
+                let arrayError = { () -> (any Error)? in
                     do {
                         _ = try decoder.decode([Value].self, from: bytes)
-                    } catch let arrayError where Self.singleValueErrorMatters(single, arrayError: arrayError) {
-                        throw unreadable(single, bytes: bytes, asOneValue: true)
-                    } catch {}
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
+                if let single = try decodeSingle(bytes, arrayError: arrayError) { return single }
                 throw error
             }
         }
