@@ -3,9 +3,8 @@ import Foundation
 /// One JSON file of `Value`s: the one place that decides *how* the operations and stores save *what* they describe.
 struct Archive<Value: Codable & Hashable> {
     let url: URL
-    /// `url.path`, worked out once: every step needs it.
     let path: String
-    /// The type the file is named after in errors; its name is worked out only when an error needs it.
+    /// The type errors name; its name is worked out only when one does.
     let namedType: Any.Type
     let encoder: JSONEncoder
     let decoder: JSONDecoder
@@ -40,22 +39,17 @@ struct Archive<Value: Codable & Hashable> {
 
     var typeName: String { String(describing: namedType) }
 
-    /// Whether the scanner may find records in the file: splicing appends, decoding only what another writer
-    /// appended and keeping records' bytes rely on it. In JSON5 a comment can sit where they look.
-    var scansStrictJSON: Bool {
-        !decoder.allowsJSON5
-    }
+    /// Whether the scanner may find records in the file, which splicing and keeping records' bytes rely on: in
+    /// JSON5 a comment can sit where it looks.
+    var scansStrictJSON: Bool { !decoder.allowsJSON5 }
 }
 
-/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
-/// as an archive applies it while decoding.
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads).
 ///
-/// Read when a file is decoded, not when an archive is made: most operations decode nothing (a load of an unchanged
-/// file costs a `stat`), and should not pay for building migrations they never use.
+/// Read when a file is decoded, not when an archive is made: most operations decode nothing.
 struct ArchiveEvolution<Value: Codable>: Sendable {
     private let declarations: (@Sendable () -> Declarations)?
-    /// The encoding of the default value a settings call was given: it fills what a record still lacks after the
-    /// declared defaults, one key at a time as the decoder asks for it.
+    /// The encoding of a settings call's default value: it fills what a record still lacks after the declarations.
     private(set) var fallback: Data?
 
     fileprivate struct Declarations {
@@ -85,8 +79,7 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
         try declarations?().defaults.map { try encoder.encode($0) }
     }
 
-    /// What `type` declares when it is ``Persistible``, looked up at run time so that a store made by generic code,
-    /// which knows the type only as `Codable & Hashable`, honors the type's choice too.
+    /// What `type` declares when it is ``Persistible``, looked up at run time so that generic code honors it too.
     static func declared(by type: Value.Type) -> Self {
         guard let persistible = type as? any Persistible.Type else { return .none }
         return declared(persistible)

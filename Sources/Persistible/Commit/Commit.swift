@@ -529,7 +529,6 @@ extension Archive {
         return merged
     }
 
-    /// Values encoded together as an array, and each one's range in the bytes.
     private func encodedElements(
         _ values: [Value]
     ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
@@ -564,8 +563,7 @@ extension Range<Int> {
 // MARK: - The atomic file
 
 extension AtomicFile {
-    /// The one temporary of the file: only the holder of the lock writes it, so there is no name to generate and no
-    /// directory to search for one a writer left when it died.
+    /// The one temporary of the file: only the lock's holder writes it, so whatever is there a dead writer left.
     private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
@@ -584,11 +582,8 @@ extension AtomicFile {
         FileSystem.removeQuietly(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's.
-    ///
-    /// Where the file system can, and the file is still the version `unchangedPrefix` describes, the temporary starts
-    /// as a clone of it and only the rest is written, so the cost is that of the change. The file itself is never
-    /// written.
+    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's: where
+    /// the file system can, and the file is still that version, the temporary starts as a clone of it.
     ///
     /// - Returns: The identity of the new file.
     /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
@@ -661,9 +656,8 @@ extension AtomicFile {
         return FileIdentity(written)
     }
 
-    /// Flushes the file as it is, if there is one, and its directory: an earlier operation, perhaps in a process that
-    /// has exited, may have replaced it and failed to flush, and a durable success must mean what it found is on the
-    /// disk.
+    /// Flushes the file as it is, if any, and its directory: an earlier operation may have replaced it and failed to
+    /// flush, and a durable success means what it found is on the disk.
     func flushAsFound() throws {
         if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
             defer { file.closeQuietly() }
@@ -683,9 +677,8 @@ extension AtomicFile {
 
     // MARK: - Steps
 
-    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get the
-    /// file's owner and group (the process's user, and its group or the directory's), else 0600, so that nobody else
-    /// reads the temporary before its owner, group and mode are set.
+    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get its
+    /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
             existing.st_gid == FileSystem.effectiveGroup,
@@ -724,11 +717,9 @@ extension AtomicFile {
 
     // MARK: - Clones
 
-    /// The bytes a new version of a file shares with the version it replaces.
+    /// The leading bytes a new version of a file shares with `identity`; any other version is written whole.
     struct UnchangedPrefix {
-        /// How many bytes at the start are the same.
         var length: Int
-        /// The version whose bytes they are; any other version at the path is written whole.
         var identity: FileIdentity
     }
 
