@@ -24,21 +24,15 @@ extension Archive {
         remembering: RememberedValues
     ) throws {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
-        guard var state = stored.take() else {
-            let single = plan.writesSingleValue && plan.records.count == 1
-            var bytes = single ? try encode(plan.records[0]) : try encode(array: plan.records)
-            let identity = try writeWhole(&bytes, to: file, unchangedPrefix: nil)
-            remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
-            return
-        }
+        var state = stored.take()
         // A plan that asks for a single value is written as one even over an empty array.
-        if state.stale.isEmpty, !state.isSingleValue, !plan.writesSingleValue, plan.onlyAppended,
+        if state?.stale.isEmpty == true, state?.isSingleValue == false, !plan.writesSingleValue, plan.onlyAppended,
             plan.records.count > plan.storedCount,
-            try append(to: &state, from: &plan, file: file, remembering: remembering)
+            try append(to: &state!, from: &plan, file: file, remembering: remembering)
         {
             return
         }
-        let single = plan.writesSingleValue && plan.records.count == 1 && state.unreadable.isEmpty
+        let single = plan.writesSingleValue && plan.records.count == 1 && state?.unreadable.isEmpty != false
         var bytes: Data
         var unchangedPrefix: AtomicFile.UnchangedPrefix?
         var rewrite: Rewrite?
@@ -47,12 +41,12 @@ extension Archive {
             let source = plan.recordSources[0]
             // Read as the single value: one the write left as it was, or the one it changed.
             var read: Value?
-            if state.isSingleValue, plan.storedCount == 1 {
+            if state?.isSingleValue == true, plan.storedCount == 1 {
                 read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
             }
-            if read != nil, source == .unchanged(0), state.stale.isEmpty {
+            if let state, read != nil, source == .unchanged(0), state.stale.isEmpty {
                 bytes = state.bytes
-            } else if let read {
+            } else if let state, let read {
                 // The same record changed keeps the keys its type does not know; another record replacing it does
                 // not take them. A record migrated from an older type keeps those its older type does not know.
                 bytes = try keepingUnknownKeys(
@@ -61,7 +55,7 @@ extension Archive {
             } else {
                 bytes = try encode(value)
             }
-        } else if let kept = try rewriteKeepingUntouched(
+        } else if let state, let kept = try rewriteKeepingUntouched(
             state, storedCount: plan.storedCount, records: plan.records, sources: plan.recordSources,
             originals: plan.replacedOriginals
         ) {
@@ -76,9 +70,24 @@ extension Archive {
             bytes = try encode(array: plan.records)
         }
         let identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
-        remember(
-            &plan, in: identity, bytes: bytes, isSingleValue: single, rewrite: rewrite, remembering: remembering
+        var values = plan.takeRecords()
+        var index = plan.index
+        var members = plan.members
+        // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
+        for (position, range) in rewrite?.carried ?? [] {
+            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
+            else { return }
+            if values[position] != value {
+                values[position] = value
+                (index, members) = (nil, nil)
+            }
+        }
+        var written = Snapshot<Value>(
+            identity: identity, bytes: bytes, values: values, isSingleValue: single, valuesAreDecoded: true,
+            members: members, index: index, recordRanges: rewrite?.ranges, unreadable: rewrite?.unreadable ?? IndexSet()
         )
+        written.noteWritten(values.count, as: bytes, by: self, remembering: remembering)
+        keep(written)
     }
 
     /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
@@ -106,51 +115,9 @@ extension Archive {
         state.values = plan.takeRecords()
         state.index = plan.index
         state.members = plan.members
-        switch remembering {
-        case .decoded:
-            state.values.removeLast(appended.count)
-            state.append(appended, decodedFrom: encoded, by: self)
-        case .asGiven:
-            state.valuesAreDecoded = false
-        }
+        state.noteWritten(appended.count, as: encoded, by: self, remembering: remembering)
         keep(state)
         return true
-    }
-
-    /// Remembers the records of `plan`, just written as `bytes`, as the file's snapshot.
-    private func remember(
-        _ plan: inout WritePlan<Value>, in identity: FileIdentity, bytes: Data, isSingleValue: Bool,
-        rewrite: Rewrite? = nil, remembering: RememberedValues
-    ) {
-        var values = plan.takeRecords()
-        var index = plan.index
-        var members = plan.members
-        // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
-        for (position, range) in rewrite?.carried ?? [] {
-            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
-            else { return }
-            if values[position] != value {
-                values[position] = value
-                // Made from the records as written; made again from these when needed.
-                index = nil
-                members = nil
-            }
-        }
-        var state = Snapshot<Value>(
-            identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
-            members: members, index: index
-        )
-        switch remembering {
-        case .decoded:
-            state.append(values, decodedFrom: bytes, by: self)
-        case .asGiven:
-            state.values = values
-            state.valuesAreDecoded = false
-        }
-        state.bytes = bytes
-        state.recordRanges = rewrite?.ranges
-        state.unreadable = rewrite?.unreadable ?? IndexSet()
-        keep(state)
     }
 }
 

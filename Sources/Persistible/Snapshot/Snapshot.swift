@@ -32,26 +32,28 @@ struct Snapshot<Value: Hashable> {
 }
 
 extension Snapshot where Value: Codable {
-    /// Adds values just written as `encoded`; up to ``Archive/decodedAfterWriteLimit`` of them decoded from it, so
-    /// that the snapshot holds what a later decode of the file gives, more as given.
-    mutating func append(_ written: [Value], decodedFrom encoded: Data, by archive: Archive<Value>) {
-        guard valuesAreDecoded, written.count <= Archive<Value>.decodedAfterWriteLimit,
+    /// Notes that the last `count` values were just written as `encoded`. To remember them `.decoded`, up to
+    /// ``Archive/decodedAfterWriteLimit`` are replaced by what decoding `encoded` gives, as a later read would;
+    /// more are kept as given.
+    mutating func noteWritten(
+        _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
+    ) {
+        guard remembering == .decoded, valuesAreDecoded, count <= Archive<Value>.decodedAfterWriteLimit,
             let decoded = isSingleValue
                 ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
                 : try? archive.decoder.decode([Value].self, from: encoded),
-            decoded.count == written.count
+            decoded.count == count
         else {
-            // Shared rather than copied when there were no values yet, as after a first save.
-            if values.isEmpty { values = written } else { values += written }
             valuesAreDecoded = false
             return
         }
-        if decoded != written {
+        let written = (values.count - count)..<values.count
+        if !values[written].elementsEqual(decoded) {
             // Made from the values as given: made again from the decoded ones when needed.
             members = nil
             index = nil
+            values.replaceSubrange(written, with: decoded)
         }
-        values += decoded
     }
 }
 
