@@ -529,10 +529,9 @@ extension Archive {
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
     /// the contents it returns; writes nothing when they are `nil` or what the file holds already.
     func rewrite<Result>(
-        creatingDirectory: Bool = true,
         _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
     ) throws -> Result {
-        try planWrite(creatingDirectory: creatingDirectory) { plan in
+        try planWrite { plan in
             let current: PersistenceData<Value>? = !plan.fileExists ? nil
                 : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
             let (contents, result) = try change(current)

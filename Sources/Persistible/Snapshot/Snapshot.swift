@@ -189,10 +189,6 @@ enum ArchiveCache {
             }
         }
     }
-
-    static func removeAll() {
-        entries.withLock { $0.removeAll() }
-    }
 }
 
 extension ArchiveCache {
