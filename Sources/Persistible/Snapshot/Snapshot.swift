@@ -81,8 +81,7 @@ extension Archive {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
 
-    /// The bytes and identity of the file at `path`, or `nil` if there is no file: the one read of a file that
-    /// every operation makes.
+    /// The bytes and identity of the file at `path`, or `nil` if there is no file: every operation's one read.
     func contents(atPath path: String) throws(PersistenceError) -> (Data, FileIdentity)? {
         do {
             return try FileReader.contents(atPath: path)
@@ -91,10 +90,8 @@ extension Archive {
         }
     }
 
-    /// The file at `path`, read and decoded, or `nil` if there is none.
-    ///
-    /// When the file is `previous` with values appended, as another process's save leaves it, only the appended
-    /// values are decoded: the bytes they follow are those `previous` was decoded from.
+    /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
+    /// as another process's save leaves it, only those are decoded.
     private func readFile(
         atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -230,8 +227,7 @@ struct DecodedArchive<Value> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's defaults and
-    /// migrations.
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
     func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
         if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
             return decoded
@@ -323,8 +319,7 @@ extension Archive {
     }
 
     /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
-    /// that needed a default may be an older type's; else one at a time, skipping those no version reads when the
-    /// type says so.
+    /// that needed a default may be an older type's; else one at a time.
     func decodeArray(_ bytes: Data, records ranges: [Range<Int>]) throws(PersistenceError) -> DecodedArchive<Value> {
         var source = bytes
         var filledRanges = ranges
