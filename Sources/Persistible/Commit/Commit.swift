@@ -48,10 +48,19 @@ extension Archive {
                 bytes = state.bytes
             } else if let state, let read {
                 // The same record changed keeps the keys its type does not know; another record replacing it does
-                // not take them. A record migrated from an older type keeps those its older type does not know.
-                bytes = try keepingUnknownKeys(
-                    in: try encode(value), of: state.bytes, readAs: read, migrated: !state.migrated.isEmpty
-                )
+                // not take them. A migrated one is compared in its current-format form, which keeps what its older
+                // type knew.
+                bytes = try encode(value)
+                if scansStrictJSON, let range = JSONScanner.valueRange(of: state.bytes) {
+                    let form = state.migrated.isEmpty ? state.bytes
+                        : try currentForm(ofMigrated: state.bytes[range.shifted(by: state.bytes.startIndex)], at: 0)
+                    bytes = try carrying(from: form, beyond: try encode(read), into: bytes, at: 0)
+                } else {
+                    try requireNothingLostEncodingWhole(
+                        state.bytes, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)],
+                        originals: [:]
+                    )
+                }
             } else {
                 bytes = try encode(value)
             }
@@ -449,22 +458,6 @@ extension Archive {
             ) else { continue }
             throw mismatchError(mismatch)
         }
-    }
-
-    /// `encoding`, a file's new single value, with what `stored` holds beyond `read`, its value as read, carried in.
-    func keepingUnknownKeys(
-        in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
-    ) throws(PersistenceError) -> Data {
-        guard scansStrictJSON, let storedRange = JSONScanner.valueRange(of: stored) else {
-            try requireNothingLostEncodingWhole(
-                stored, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)], originals: [:]
-            )
-            return encoding
-        }
-        // A migrated value is compared in its current-format form, which keeps what its older type did not know.
-        let form = migrated
-            ? try currentForm(ofMigrated: stored[storedRange.shifted(by: stored.startIndex)], at: 0) : stored
-        return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
     }
 
     /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
