@@ -4,8 +4,7 @@ import Foundation
 
 /// What a write remembers of the records it wrote.
 enum RememberedValues {
-    /// What decoding the file gives, for the article API, so that a type whose encoding loses something loads as a
-    /// new process would (see `Snapshot.append(_:decodedFrom:by:)`).
+    /// What decoding the file gives, so that a type whose encoding loses something loads as a new process would.
     case decoded
     /// The records as given: a store keeps its own values.
     case asGiven
@@ -16,33 +15,24 @@ extension Archive {
     /// append's few values are.
     static var decodedAfterWriteLimit: Int { 16 }
 
-    /// Makes the file, read as `stored` (`nil` when there is none), hold what `plan` says, under the caller's lock,
-    /// and remembers what it wrote.
+    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
     ///
-    /// A plan that only appends to an array of current-format records has the new records spliced on, so it costs the
-    /// write of the file, not the encoding of every record. Any other keeps the stored bytes of the records it did not
-    /// change, the unknown keys of those it changed, and the records no version reads (see
-    /// ``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
+    /// An append to an array of current-format records is spliced on; any other write keeps the stored bytes of the
+    /// records it did not change (``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
     ) throws {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
-        guard var state = stored.take() else {
-            let single = plan.writesSingleValue && plan.records.count == 1
-            var bytes = single ? try encode(plan.records[0]) : try encode(array: plan.records)
-            let identity = try writeWhole(&bytes, to: file, unchangedPrefix: nil)
-            remember(&plan, in: identity, bytes: bytes, isSingleValue: single, remembering: remembering)
-            return
-        }
+        var state = stored.take()
         // A plan that asks for a single value is written as one even over an empty array.
-        if state.stale.isEmpty, !state.isSingleValue, !plan.writesSingleValue, plan.onlyAppended,
+        if state?.stale.isEmpty == true, state?.isSingleValue == false, !plan.writesSingleValue, plan.onlyAppended,
             plan.records.count > plan.storedCount,
-            try append(to: &state, from: &plan, file: file, remembering: remembering)
+            try append(to: &state!, from: &plan, file: file, remembering: remembering)
         {
             return
         }
-        let single = plan.writesSingleValue && plan.records.count == 1 && state.unreadable.isEmpty
+        let single = plan.writesSingleValue && plan.records.count == 1 && state?.unreadable.isEmpty != false
         var bytes: Data
         var unchangedPrefix: AtomicFile.UnchangedPrefix?
         var rewrite: Rewrite?
@@ -51,21 +41,30 @@ extension Archive {
             let source = plan.recordSources[0]
             // Read as the single value: one the write left as it was, or the one it changed.
             var read: Value?
-            if state.isSingleValue, plan.storedCount == 1 {
+            if state?.isSingleValue == true, plan.storedCount == 1 {
                 read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
             }
-            if read != nil, source == .unchanged(0), state.stale.isEmpty {
+            if let state, read != nil, source == .unchanged(0), state.stale.isEmpty {
                 bytes = state.bytes
-            } else if let read {
+            } else if let state, let read {
                 // The same record changed keeps the keys its type does not know; another record replacing it does
-                // not take them. A record migrated from an older type keeps those its older type does not know.
-                bytes = try keepingUnknownKeys(
-                    in: try encode(value), of: state.bytes, readAs: read, migrated: !state.migrated.isEmpty
-                )
+                // not take them. A migrated one is compared in its current-format form, which keeps what its older
+                // type knew.
+                bytes = try encode(value)
+                if scansStrictJSON, let range = JSONScanner.valueRange(of: state.bytes) {
+                    let form = state.migrated.isEmpty ? state.bytes
+                        : try currentForm(ofMigrated: state.bytes[range.shifted(by: state.bytes.startIndex)], at: 0)
+                    bytes = try carrying(from: form, beyond: try encode(read), into: bytes, at: 0)
+                } else {
+                    try requireNothingLostEncodingWhole(
+                        state.bytes, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)],
+                        originals: [:]
+                    )
+                }
             } else {
                 bytes = try encode(value)
             }
-        } else if let kept = try rewriteKeepingUntouched(
+        } else if let state, let kept = try rewriteKeepingUntouched(
             state, storedCount: plan.storedCount, records: plan.records, sources: plan.recordSources,
             originals: plan.replacedOriginals
         ) {
@@ -80,14 +79,28 @@ extension Archive {
             bytes = try encode(array: plan.records)
         }
         let identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
-        remember(
-            &plan, in: identity, bytes: bytes, isSingleValue: single, rewrite: rewrite, remembering: remembering
+        var values = plan.takeRecords()
+        var index = plan.index
+        var members = plan.members
+        // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
+        for (position, range) in rewrite?.carried ?? [] {
+            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
+            else { return }
+            if values[position] != value {
+                values[position] = value
+                (index, members) = (nil, nil)
+            }
+        }
+        var written = Snapshot<Value>(
+            identity: identity, bytes: bytes, values: values, isSingleValue: single, valuesAreDecoded: true,
+            members: members, index: index, recordRanges: rewrite?.ranges, unreadable: rewrite?.unreadable ?? IndexSet()
         )
+        written.noteWritten(values.count, as: bytes, by: self, remembering: remembering)
+        keep(written)
     }
 
     /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
-    /// when the bytes cannot be spliced. Nothing here holds a second reference to the plan's records, so that they
-    /// move into the snapshot without a copy.
+    /// when the bytes cannot be spliced. The plan's records move into the snapshot without a copy.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
@@ -111,51 +124,9 @@ extension Archive {
         state.values = plan.takeRecords()
         state.index = plan.index
         state.members = plan.members
-        switch remembering {
-        case .decoded:
-            state.values.removeLast(appended.count)
-            state.append(appended, decodedFrom: encoded, by: self)
-        case .asGiven:
-            state.valuesAreDecoded = false
-        }
+        state.noteWritten(appended.count, as: encoded, by: self, remembering: remembering)
         keep(state)
         return true
-    }
-
-    /// Remembers the records of `plan`, just written as `bytes`, as the file's snapshot.
-    private func remember(
-        _ plan: inout WritePlan<Value>, in identity: FileIdentity, bytes: Data, isSingleValue: Bool,
-        rewrite: Rewrite? = nil, remembering: RememberedValues
-    ) {
-        var values = plan.takeRecords()
-        var index = plan.index
-        var members = plan.members
-        // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
-        for (position, range) in rewrite?.carried ?? [] {
-            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
-            else { return }
-            if values[position] != value {
-                values[position] = value
-                // Made from the records as written; made again from these when needed.
-                index = nil
-                members = nil
-            }
-        }
-        var state = Snapshot<Value>(
-            identity: identity, bytes: Data(), values: [], isSingleValue: isSingleValue, valuesAreDecoded: true,
-            members: members, index: index
-        )
-        switch remembering {
-        case .decoded:
-            state.append(values, decodedFrom: bytes, by: self)
-        case .asGiven:
-            state.values = values
-            state.valuesAreDecoded = false
-        }
-        state.bytes = bytes
-        state.recordRanges = rewrite?.ranges
-        state.unreadable = rewrite?.unreadable ?? IndexSet()
-        keep(state)
     }
 }
 
@@ -193,8 +164,7 @@ extension Archive {
     }
 
     /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
-    /// line between the brackets. A newline in JSON is never inside a string, so a bracket followed by two newlines
-    /// always opens an empty container.
+    /// line between the brackets: a newline in JSON is never inside a string.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
@@ -223,8 +193,7 @@ extension Archive {
         }
     }
 
-    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here, so
-    /// that the bytes a snapshot keeps are the file's.
+    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here.
     func writeWhole(
         _ bytes: inout Data, to file: AtomicFile, unchangedPrefix: AtomicFile.UnchangedPrefix?
     ) throws -> FileIdentity {
@@ -242,25 +211,19 @@ struct Rewrite {
     var ranges: [Range<Int>]
     /// How many leading bytes are the old file's, copied from the same place.
     var firstChange: Int
-    /// The records written, by position, that carry parts of their stored bytes beside their new encoding, and
-    /// where each lies: decoded, they may give other values than the ones written.
+    /// The records written that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []
     /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
     var unreadable = IndexSet()
 }
 
 extension Archive {
-    /// The file's bytes with `records` in it, where each record the write did not change keeps its stored bytes and
-    /// each changed one the keys its type does not know.
-    ///
-    /// Only new and changed records are encoded, together. Records that needed a default are written anew and keep
-    /// what their stored bytes hold beyond the value read (see ``UnknownKeys``); migrated records keep what they hold
-    /// beyond the older type's encoding, when it is `Codable`. Records no version reads are not among `records`, and
-    /// stay as stored (see `rewriteKeepingUnreadable(_:storedCount:records:sources:originals:)`).
+    /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
+    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``). Only those are
+    /// encoded. Records no version reads are not among `records` and stay as stored.
     ///
     /// - Parameters:
     ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - sources: Where each of `records` came from.
     ///   - originals: What each changed record held when read, by original position.
     /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
     ///   checked loses nothing.
@@ -302,33 +265,27 @@ extension Archive {
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
         for (index, source) in sources.enumerated() {
+            // A stale record (it needed a default or a migration) is written anew, as a changed one is.
+            let rewritten: (original: Int, read: Value?)?
             switch source {
-            case .unchanged(let original) where !hasStale || !state.stale.contains(original):
-                continue
-            case .unchanged(let original) where !state.migrated.contains(original):
-                // Needed a default: written anew, it keeps what its stored bytes hold beyond the value read.
-                carried.append((index, original, records[index], nil))
-            case .changed(let original) where !state.migrated.contains(original):
+            case .unchanged(let position):
+                guard hasStale, state.stale.contains(position) else { continue }
+                rewritten = (position, records[index])
+            case .changed(let position):
+                rewritten = (position, originals[position])
+            case .new:
+                rewritten = nil
+            }
+            if let original = rewritten?.original {
                 // Without the value it held when read, what it holds that its type does not know cannot be told.
-                guard let read = originals[original] else {
+                guard let read = rewritten?.read else {
                     throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
                 }
-                carried.append((index, original, read, nil))
-            case .unchanged(let original), .changed(let original):
-                // Migrated: what it read is the value kept, or for a changed one, the value it held when read.
-                let read: Value
-                if case .changed = source {
-                    guard let value = originals[original] else {
-                        throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
-                    }
-                    read = value
-                } else {
-                    read = records[index]
-                }
+                // A migrated record is compared in its current-format form, which keeps what its older type knew.
                 let range = ranges[original].shifted(by: stored.startIndex)
-                carried.append((index, original, read, try currentForm(ofMigrated: stored[range], at: original)))
-            default:
-                break
+                let form = state.migrated.contains(original)
+                    ? try currentForm(ofMigrated: stored[range], at: original) : nil
+                carried.append((index, original, read, form))
             }
             encodedIndex[index] = encoded.count
             encoded.append(records[index])
@@ -421,12 +378,8 @@ extension Archive {
         )
     }
 
-    /// The rewrite of a file that holds records no version reads: each stays as stored before the first record
-    /// written that stood after it, or else after the last written that stood in the file, among its old neighbours.
-    ///
+    /// The rewrite of a file that holds records no version reads: each stays as stored among its old neighbours.
     /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when those records cannot be found.
     private func rewriteKeepingUnreadable(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -507,29 +460,8 @@ extension Archive {
         }
     }
 
-    /// `encoding`, the new encoding of a file's single value, with what `stored` holds beyond the encoding of `read`,
-    /// the value read from it, carried into it (see ``carrying(from:within:beyond:within:into:at:)``).
-    ///
-    /// - Parameter migrated: Whether `read` was migrated: it is then compared in its current-format form.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where they have no place.
-    func keepingUnknownKeys(
-        in encoding: Data, of stored: Data, readAs read: Value, migrated: Bool = false
-    ) throws(PersistenceError) -> Data {
-        guard scansStrictJSON, let storedRange = JSONScanner.valueRange(of: stored) else {
-            try requireNothingLostEncodingWhole(
-                stored, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)], originals: [:]
-            )
-            return encoding
-        }
-        // A migrated value is compared in its current-format form, which keeps what its older type did not know.
-        let form = migrated
-            ? try currentForm(ofMigrated: stored[storedRange.shifted(by: stored.startIndex)], at: 0) : stored
-        return try carrying(from: form, beyond: try encode(read), into: encoding, at: 0)
-    }
-
     /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``): unknown keys, and stored values read as others wherever
-    /// `encoding` leaves them as read.
+    /// it was read as, carried into it (see ``UnknownKeys``).
     ///
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
     ///   have no place, or where the keys cannot be read.
@@ -557,7 +489,6 @@ extension Archive {
         return merged
     }
 
-    /// Values encoded together as an array, and each one's range in the bytes.
     private func encodedElements(
         _ values: [Value]
     ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
@@ -592,8 +523,7 @@ extension Range<Int> {
 // MARK: - The atomic file
 
 extension AtomicFile {
-    /// The one temporary of the file: only the holder of the lock writes it, so there is no name to generate and no
-    /// directory to search for one a writer left when it died.
+    /// The one temporary of the file: only the lock's holder writes it, so whatever is there a dead writer left.
     private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
@@ -612,11 +542,8 @@ extension AtomicFile {
         FileSystem.removeQuietly(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's.
-    ///
-    /// Where the file system can, and the file is still the version `unchangedPrefix` describes, the temporary starts
-    /// as a clone of it and only the rest is written, so the cost is that of the change. The file itself is never
-    /// written.
+    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's: where
+    /// the file system can, and the file is still that version, the temporary starts as a clone of it.
     ///
     /// - Returns: The identity of the new file.
     /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
@@ -689,9 +616,8 @@ extension AtomicFile {
         return FileIdentity(written)
     }
 
-    /// Flushes the file as it is, if there is one, and its directory: an earlier operation, perhaps in a process that
-    /// has exited, may have replaced it and failed to flush, and a durable success must mean what it found is on the
-    /// disk.
+    /// Flushes the file as it is, if any, and its directory: an earlier operation may have replaced it and failed to
+    /// flush, and a durable success means what it found is on the disk.
     func flushAsFound() throws {
         if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
             defer { file.closeQuietly() }
@@ -711,9 +637,8 @@ extension AtomicFile {
 
     // MARK: - Steps
 
-    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get the
-    /// file's owner and group (the process's user, and its group or the directory's), else 0600, so that nobody else
-    /// reads the temporary before its owner, group and mode are set.
+    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get its
+    /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
             existing.st_gid == FileSystem.effectiveGroup,
@@ -752,11 +677,9 @@ extension AtomicFile {
 
     // MARK: - Clones
 
-    /// The bytes a new version of a file shares with the version it replaces.
+    /// The leading bytes a new version of a file shares with `identity`; any other version is written whole.
     struct UnchangedPrefix {
-        /// How many bytes at the start are the same.
         var length: Int
-        /// The version whose bytes they are; any other version at the path is written whole.
         var identity: FileIdentity
     }
 

@@ -7,8 +7,7 @@ extension Archive {
         PersistenceError(reason, url: url, typeName: typeName)
     }
 
-    /// Turns what the internals threw into the public error; any other error, such as one a store's write block
-    /// threw, passes through as it is.
+    /// Turns what the internals threw into the public error; any other, such as a store's write block's, passes.
     func translate(_ error: any Error) -> any Error {
         switch error {
         case let error as SystemError: return failure(error.reason)
@@ -32,12 +31,8 @@ extension Archive {
         )
     }
 
-    /// The error for bytes that do not decode: damage when they are not JSON, another version when they are.
-    ///
-    /// Damage is reported where the bytes first stop being JSON, by line, column and byte, with what was expected
-    /// there: the decoder says only that they are not JSON.
-    ///
-    /// - Parameter asOneValue: Whether `error` is about the file as one value, though it opens an array.
+    /// The error for bytes that do not decode: damage, placed where the bytes stop being JSON (the decoder says only
+    /// that they are not), or another version's record. `asOneValue`: `error` is about the file as one value.
     func unreadable(_ error: any Error, bytes: Data, asOneValue: Bool = false) -> PersistenceError {
         guard !bytes.allSatisfy(isJSONWhitespace) else {
             return failure(.unreadable(codingPath: "", detail: "The file is empty."))

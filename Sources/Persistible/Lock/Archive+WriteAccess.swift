@@ -5,9 +5,8 @@ import Foundation
 extension Archive {
     /// Runs `body` holding the file's lock, with the file to write; creates the directory if needed.
     ///
-    /// Symbolic links are resolved first, so that every link to the file shares the lock beside the real file.
-    /// A directory, FIFO, device or socket there is refused before the lock is taken, so that no lock file is made
-    /// beside it, and again under the lock.
+    /// Links are resolved first, so that every link shares the lock beside the real file. What is not a regular file
+    /// is refused before the lock is taken, so that no lock file is made beside it, and again under the lock.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         deleting: Bool = false,
@@ -57,8 +56,8 @@ extension Archive {
             : SystemError(phase: .read, operation: "open", code: code)
     }
 
-    /// Removes the file under the lock, and the temporary a writer left when it died; a missing file is not an
-    /// error. Only a regular file is removed, since a link can lead anywhere.
+    /// Removes the file under the lock, and a dead writer's temporary; a missing file is not an error. Only a regular
+    /// file is removed, since a link can lead anywhere.
     func delete() throws {
         do {
             let resolved = try AtomicFile(resolving: path)
@@ -95,13 +94,9 @@ extension PersistenceError {
 
 /// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture.
 ///
-/// A write makes a temporary beside the file (a clone of it, where the new bytes begin with the old and the file
-/// system shares blocks), writes it, gives it the file's mode and owner, flushes it, renames it over the file and
-/// flushes the directory. On any failure the temporary is removed and the file untouched. A symbolic link is
-/// followed, so the link stays a link.
-///
-/// Writers must hold the file's ``FileLock``: so the one temporary, `.<name>.persistible.tmp`, is written only by
-/// the holder, and whatever is found there is what a writer left when it died.
+/// A write makes a temporary beside the file (or a clone of it), writes it, gives it the file's mode and owner,
+/// flushes it, renames it over the file and flushes the directory; on any failure the file is untouched. Writers
+/// hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is only ever the holder's.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
@@ -109,11 +104,11 @@ struct AtomicFile {
     let name: String
     /// What was at `path` when the links were resolved, or `nil` if nothing was.
     let kindWhenResolved: Kind?
-    /// The ownership of `directory` as the lock read it, if it did, so that a save need not read it again.
+    /// The ownership of `directory` as the lock read it, if it did.
     var directoryOwnership: FileOwnership?
     /// The file's identity once the lock was taken, `nil` if there was no file: right until the holder writes.
     var identityUnderLock: FileIdentity?
-    /// Shared by the copies the lock's holder makes, so that a write through any of them counts.
+    /// Shared by the copies of the lock's holder, so that a write through any of them counts.
     let changes = Changes()
 
     final class Changes {
@@ -154,7 +149,6 @@ struct AtomicFile {
         case special
     }
 
-    /// What is at the path, or `nil` if nothing is.
     func kind() throws -> Kind? {
         try status().map(Kind.init)
     }
@@ -164,11 +158,8 @@ struct AtomicFile {
         try FileSystem.entryStatus(path)
     }
 
-    /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that writers of version 0.1.0 left when
-    /// they died: they too wrote them holding the lock. Only exactly that pattern counts, so that a file whose name
-    /// extends this one's keeps its own; a failure costs disk space, not data.
-    ///
-    /// - Returns: Whether the directory was read and every such temporary removed.
+    /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that dead writers of version 0.1.0 left,
+    /// holding the lock as well; only that exact pattern. Returns whether the directory was read and all removed.
     func removeTemporariesOfRelease010() -> Bool {
         let prefix = ".\(name).persistible-"
         guard let names = FileSystem.names(inDirectory: directory) else { return false }

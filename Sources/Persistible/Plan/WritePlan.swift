@@ -1,18 +1,16 @@
 import Foundation
 
-/// What a write leaves in a file: the records, in order, where each came from among those read, and what each
-/// changed one held when read.
+/// What a write leaves in a file: the records, in order, and where each came from among those read.
 ///
-/// Every write plans with it (a save, an update, an overwrite, a removal, a store's write block through
-/// ``StoreWriter``), so every write follows one identity rule: a value stands where the first record with its
-/// identity stood, and the later records with that identity go; a new identity is appended.
+/// Every write plans with it, so every write follows one identity rule: a value stands where the first record with
+/// its identity stood, and the later records with that identity go; a new identity is appended.
 struct WritePlan<Record: Hashable> {
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
     /// The position of each record by identity, made by the first change that needs it.
     private(set) var index: IdentityIndex?
-    /// The records as a set, for a type identified by its whole value: what `add(_:)` asks, which a large file
-    /// answers without an index of `AnyHashable`s. Kept only while records are only added.
+    /// For a type identified by its whole value, what `add(_:)` asks: a set builds four times faster than an index
+    /// of `AnyHashable`s. Kept only while records are only added.
     private(set) var members: Set<Record>?
     /// How many records the file held when read.
     let storedCount: Int
@@ -23,8 +21,7 @@ struct WritePlan<Record: Hashable> {
     var writesSingleValue: Bool
     /// Where each record came from; `nil` while nothing but appends happened.
     private(set) var sources: [RecordSource]?
-    /// What each changed original held when read, by original position, so that a rewrite can tell which of its
-    /// stored keys its type does not know.
+    /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
     /// Whether the records before `storedCount` are still the ones read, so the write is an append.
     private(set) var onlyAppended = true
@@ -53,7 +50,7 @@ struct WritePlan<Record: Hashable> {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
 
-    /// The records, leaving the plan without any, so that the caller holds the only reference to them.
+    /// The records, leaving the plan without any, so that the caller holds the only reference.
     mutating func takeRecords() -> [Record] {
         var taken: [Record] = []
         swap(&taken, &records)
@@ -98,8 +95,7 @@ struct WritePlan<Record: Hashable> {
         return replace(key, at: position, with: object)
     }
 
-    /// Saves `object` as `Persistible/saveToFile()` does: inserts it when the type has an `id`; else appends it
-    /// unless the records hold it.
+    /// Saves `object` as `saveToFile()` does: inserts it when the type has an `id`, else appends it unless held.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
@@ -155,8 +151,7 @@ struct WritePlan<Record: Hashable> {
         return true
     }
 
-    /// Deletes the records for which `shouldRemove` is true, each on its own, whatever other records share its
-    /// identity.
+    /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
     ///
     /// - Returns: How many were deleted.
     mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
@@ -176,9 +171,8 @@ struct WritePlan<Record: Hashable> {
         hasChanges = true
     }
 
-    /// Makes the records exactly `contents`, each taking the place of the record with its identity (see
-    /// ``sources(matching:)``); a single value replacing a single value of a type identified by its whole value is
-    /// that record changed, since such a file holds its one record whatever the value.
+    /// Makes the records exactly `contents`, each taking the place of the record with its identity; a single value
+    /// replacing a single value is that record changed, whatever identifies the type.
     mutating func replaceAll(with contents: PersistenceData<Record>) {
         if case .single = contents { writesSingleValue = true } else { writesSingleValue = false }
         let values = contents.values
@@ -228,11 +222,10 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
-    /// replaces: for a caller that knows, so that records stored with one identity several times stay as they are.
+    /// replaces, so that records stored with one identity several times stay as they are.
     ///
-    /// - Parameter originals: For a replaced record, by position, the value to count as what it held when read,
-    ///   where that is not the record itself: a ``DomainStore`` gives the stored form its domain value makes, so
-    ///   that what the conversion does not keep counts as unknown to the type, and stays as stored.
+    /// - Parameter originals: For a replaced record, by position, what to count as its value when read, where that is
+    ///   not the record: a ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
@@ -261,9 +254,8 @@ struct WritePlan<Record: Hashable> {
         hasChanges = true
     }
 
-    /// Where each of `values` comes from among the current records, by identity: a value equal to a record with its
-    /// identity is that record unchanged, one that differs is the first such record changed, others are new. Each
-    /// record is the source of one value at most.
+    /// Where each of `values` comes from among the current records: a record equal to it is unchanged, else the
+    /// first with its identity is changed, else it is new. Each record is the source of one value at most.
     func sources(matching values: [Record]) -> [RecordSource] {
         // The positions of each identity, as a queue: `next` links each position to the next one with the same
         // identity, so that a later record the write did not touch keeps its bytes.
@@ -344,8 +336,7 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - The identity rule for given values
 
-    /// `values` inserted one after the other into no records: of several with one identity, the last stands where
-    /// the first stood.
+    /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood.
     static func inOrder(_ values: some Sequence<Record>, identity: RecordIdentity<Record>) -> [Record] {
         var positions: [AnyHashable: Int] = [:]
         var result: [Record] = []
@@ -385,8 +376,7 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite can keep the stored bytes of those it did not
-/// change.
+/// Where a record of a ``WritePlan`` came from, so that a rewrite keeps the stored bytes of those it did not change.
 enum RecordSource: Equatable {
     /// The original record at this position, as read.
     case unchanged(Int)
@@ -406,10 +396,8 @@ enum RecordSource: Equatable {
     }
 }
 
-/// What makes two records the same record: the `id` of an `Identifiable` type, else the whole value.
-///
-/// The choice is made from the type at run time, so an `Identifiable` type is identified by its `id` even in a
-/// store made by generic code that did not know it.
+/// What makes two records the same record: the `id` of an `Identifiable` type, else the whole value; found at run
+/// time, so that generic code that does not know the type's `id` honors it too.
 struct RecordIdentity<Object: Hashable> {
     /// Found once, since the check for `Identifiable` searches the type's conformances.
     private let identifiedType: (any Identifiable.Type)?
@@ -494,12 +482,8 @@ struct IdentityIndex {
 // MARK: - Writes
 
 extension Archive {
-    /// Runs `body` under the lock on a plan that starts from the file's records (none when there is no file), and
-    /// commits what it plans in one atomic write: the one read-modify-write of every save, update, overwrite,
-    /// removal and store write.
-    ///
-    /// Nothing is written when the plan changes nothing or `body` throws; a file that cannot be read is left alone
-    /// and the error thrown before `body` runs.
+    /// Runs `body` under the lock on a plan of the file's records and commits what it plans in one atomic write:
+    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws.
     ///
     /// - Parameters:
     ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
@@ -545,10 +529,9 @@ extension Archive {
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
     /// the contents it returns; writes nothing when they are `nil` or what the file holds already.
     func rewrite<Result>(
-        creatingDirectory: Bool = true,
         _ change: (PersistenceData<Value>?) throws -> (contents: PersistenceData<Value>?, result: Result)
     ) throws -> Result {
-        try planWrite(creatingDirectory: creatingDirectory) { plan in
+        try planWrite { plan in
             let current: PersistenceData<Value>? = !plan.fileExists ? nil
                 : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
             let (contents, result) = try change(current)
@@ -557,11 +540,8 @@ extension Archive {
         }
     }
 
-    /// Runs `body` on the single value (or `defaultValue()` when there is no file) under the lock and writes the
-    /// result as a single value; returns it.
-    ///
-    /// A file that holds an array throws ``PersistenceError/Reason/holdsArray(count:)``. A stored value that lacks
-    /// a key its type requires takes it from `defaultValue()` (see `filling(from:)`).
+    /// Runs `body` under the lock on the single value, or `defaultValue()` when there is no file, and writes the
+    /// result as a single value; throws ``PersistenceError/Reason/holdsArray(count:)`` for an array.
     func update(
         default defaultValue: () throws -> Value,
         _ body: (inout Value) throws -> Void
@@ -587,8 +567,7 @@ extension Archive {
         }
     }
 
-    /// This archive, uncached, filling what a record still lacks after the type's defaults from `value`'s encoding,
-    /// one key at a time as the decoder asks for it.
+    /// This archive, uncached, filling what a record still lacks after the type's defaults from `value`'s encoding.
     func filling(from value: Value) throws(PersistenceError) -> Archive {
         Archive(
             url: url, path: path, namedAfter: namedType, encoder: encoder, decoder: decoder, durability: durability,
@@ -603,10 +582,8 @@ extension Archive {
         try rewrite { current in (contents, contents != current) }
     }
 
-    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a file that does not exist receives
-    /// `incoming`, as a single value when `asSingleValue` is set.
-    ///
-    /// - Returns: How many values, or for an `Identifiable` type identities, were added or changed.
+    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a missing file receives the first as a single
+    /// value when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         try planWrite { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }

@@ -1,9 +1,6 @@
 import Foundation
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
-///
-/// A save needs all of it: the values to answer loads, a set of them for the duplicate check, and the bytes to
-/// splice an append onto without encoding the stored values again.
 struct Snapshot<Value: Hashable> {
     var identity: FileIdentity
     var bytes: Data {
@@ -12,24 +9,21 @@ struct Snapshot<Value: Hashable> {
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue: Bool
-    /// Whether `values` are what decoding `bytes` gives, rather than the values a save was given: they differ for a
-    /// type whose encoding loses something, such as a date's fractions of a second.
+    /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded: Bool
-    /// The values as a set, and each record's position by identity: made by the first write that needs them.
+    /// Made by the first write that needs them (see ``WritePlan``).
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
     var stale = IndexSet()
     /// The stale records migrated from an older type; the others hold every key they held, unknown ones included.
     var migrated = IndexSet()
-    /// Where each record lies in `bytes`, once a rewrite has needed to know.
+    /// Where each record lies in `bytes`, once a rewrite needed to know.
     var recordRanges: [Range<Int>]?
-    /// The positions of the records no version reads, which `values` skips and writes keep as stored (see
-    /// ``Persistible/archiveSkipsUnreadableRecords``). `stale`, `migrated` and `recordRanges` count them;
-    /// `values` and `index` do not.
+    /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
+    /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    /// How many records the file's array holds, those no version reads included.
     var storedCount: Int { values.count + unreadable.count }
 
     var contents: PersistenceData<Value> {
@@ -38,26 +32,28 @@ struct Snapshot<Value: Hashable> {
 }
 
 extension Snapshot where Value: Codable {
-    /// Adds values just written as `encoded`; up to ``Archive/decodedAfterWriteLimit`` of them decoded from it, so
-    /// that the snapshot holds what a later decode of the file gives, more as given.
-    mutating func append(_ written: [Value], decodedFrom encoded: Data, by archive: Archive<Value>) {
-        guard valuesAreDecoded, written.count <= Archive<Value>.decodedAfterWriteLimit,
+    /// Notes that the last `count` values were just written as `encoded`. To remember them `.decoded`, up to
+    /// ``Archive/decodedAfterWriteLimit`` are replaced by what decoding `encoded` gives, as a later read would;
+    /// more are kept as given.
+    mutating func noteWritten(
+        _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
+    ) {
+        guard remembering == .decoded, valuesAreDecoded, count <= Archive<Value>.decodedAfterWriteLimit,
             let decoded = isSingleValue
                 ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
                 : try? archive.decoder.decode([Value].self, from: encoded),
-            decoded.count == written.count
+            decoded.count == count
         else {
-            // Shared rather than copied when there were no values yet, as after a first save.
-            if values.isEmpty { values = written } else { values += written }
             valuesAreDecoded = false
             return
         }
-        if decoded != written {
+        let written = (values.count - count)..<values.count
+        if !values[written].elementsEqual(decoded) {
             // Made from the values as given: made again from the decoded ones when needed.
             members = nil
             index = nil
+            values.replaceSubrange(written, with: decoded)
         }
-        values += decoded
     }
 }
 
@@ -66,21 +62,17 @@ extension Snapshot where Value: Codable {
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
-        let cached = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) {
-            return cached
-        }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) { return cached }
         let state = try readFile(atPath: path, after: cached)
-        if let cacheKey, let state { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        if let state { keep(state) }
         return state
     }
 
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
-        let cached = cacheKey.flatMap { ArchiveCache.take(for: $0, decoder: decoder, as: Value.self) }
-        if let cached, cached.identity == file.identityUnderLock {
-            return cached
-        }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
+        if let cached, cached.identity == file.identityUnderLock { return cached }
         return try readFile(atPath: file.path, after: cached)
     }
 
@@ -89,8 +81,7 @@ extension Archive {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
 
-    /// The bytes and identity of the file at `path`, or `nil` if there is no file: the one read of a file that
-    /// every operation makes.
+    /// The bytes and identity of the file at `path`, or `nil` if there is no file: every operation's one read.
     func contents(atPath path: String) throws(PersistenceError) -> (Data, FileIdentity)? {
         do {
             return try FileReader.contents(atPath: path)
@@ -99,10 +90,8 @@ extension Archive {
         }
     }
 
-    /// The file at `path`, read and decoded, or `nil` if there is none.
-    ///
-    /// When the file is `previous` with values appended, as another process's save leaves it, only the appended
-    /// values are decoded: the bytes they follow are those `previous` was decoded from.
+    /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
+    /// as another process's save leaves it, only those are decoded.
     private func readFile(
         atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -176,18 +165,12 @@ enum ArchiveCache {
         return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The snapshot `decoder` made for `key`; the caller checks that the file has not changed since.
-    static func state<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
+    /// The snapshot `decoder` made for `key`, which the caller checks against the file; `taking` removes it, so that
+    /// the caller holds the only reference to its storage.
+    static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool = false) -> Snapshot<Value>? {
         entries.withLock { entries in
-            guard let entry = entries[key], entry.decoder === decoder else { return nil }
-            return entry.state as? Snapshot<Value>
-        }
-    }
-
-    /// Removes and returns the snapshot for `key`, so that the caller holds the only reference to its storage.
-    static func take<Value>(for key: Key, decoder: JSONDecoder, as type: Value.Type) -> Snapshot<Value>? {
-        entries.withLock { entries in
-            guard let entry = entries.removeValue(forKey: key), entry.decoder === decoder else { return nil }
+            guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
+            else { return nil }
             return entry.state as? Snapshot<Value>
         }
     }
@@ -202,10 +185,6 @@ enum ArchiveCache {
                 entries[key] = nil
             }
         }
-    }
-
-    static func removeAll() {
-        entries.withLock { $0.removeAll() }
     }
 }
 
@@ -248,8 +227,7 @@ struct DecodedArchive<Value> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's defaults and
-    /// migrations.
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
     func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
         if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
             return decoded
@@ -263,12 +241,8 @@ extension Archive {
             }
             return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
-            if opensArray {
-                do {
-                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
-                } catch let single where Self.singleValueErrorMatters(single, arrayError: error) {
-                    throw unreadable(single, bytes: bytes, asOneValue: true)
-                } catch {}
+            if opensArray, let single = try decodeSingle(bytes, arrayError: { error }) {
+                return single
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
                 return DecodedArchive(contents: .array(values))
@@ -283,17 +257,23 @@ extension Archive {
         }
     }
 
-    /// Whether, for bytes that open with `[`, the error of decoding them as one `Value` is the one to report rather
-    /// than that of decoding an array.
+    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do not
+    /// decode as one.
     ///
-    /// It is when the type's own encoding is an array and the file's first element is the wrong kind of value: for
-    /// `[1,2]` and a type that decodes three numbers, the number missing at `[2]`, not that record 0 is no array.
-    private static func singleValueErrorMatters(_ single: any Error, arrayError: any Error) -> Bool {
-        guard case .typeMismatch(_, let context)? = arrayError as? DecodingError,
-            context.codingPath.count == 1, context.codingPath[0].intValue == 0
-        else { return false }
-        if case .typeMismatch(_, let context)? = single as? DecodingError, context.codingPath.isEmpty { return false }
-        return single is DecodingError
+    /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
+    ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
+    private func decodeSingle(
+        _ bytes: Data, arrayError: () -> (any Error)?
+    ) throws(PersistenceError) -> DecodedArchive<Value>? {
+        do {
+            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+        } catch {
+            guard error is DecodingError, case .typeMismatch(_, let context)? = arrayError() as? DecodingError,
+                context.codingPath.count == 1, context.codingPath[0].intValue == 0
+            else { return nil }
+            if case .typeMismatch(_, let context)? = error as? DecodingError, context.codingPath.isEmpty { return nil }
+            throw unreadable(error, bytes: bytes, asOneValue: true)
+        }
     }
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
@@ -308,16 +288,15 @@ extension Archive {
                 }
                 return decoded
             } catch {
-                // A value whose own encoding is an array.
-                do {
-                    return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
-                } catch let single {
+                let arrayError = { () -> (any Error)? in
                     do {
                         _ = try decoder.decode([Value].self, from: bytes)
-                    } catch let arrayError where Self.singleValueErrorMatters(single, arrayError: arrayError) {
-                        throw unreadable(single, bytes: bytes, asOneValue: true)
-                    } catch {}
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
+                if let single = try decodeSingle(bytes, arrayError: arrayError) { return single }
                 throw error
             }
         }
@@ -340,8 +319,7 @@ extension Archive {
     }
 
     /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
-    /// that needed a default may be an older type's; else one at a time, skipping those no version reads when the
-    /// type says so.
+    /// that needed a default may be an older type's; else one at a time.
     func decodeArray(_ bytes: Data, records ranges: [Range<Int>]) throws(PersistenceError) -> DecodedArchive<Value> {
         var source = bytes
         var filledRanges = ranges
