@@ -95,6 +95,11 @@ struct SystemError: Error {
     static func last(_ operation: String, _ phase: Phase) -> SystemError {
         SystemError(phase: phase, operation: operation, code: errno)
     }
+
+    /// The system's description of error number `code`, such as "No such file or directory".
+    static func message(for code: Int32) -> String {
+        String(cString: strerror(code))
+    }
 }
 
 /// A value that many threads share, reached only while holding its lock.
