@@ -6,7 +6,6 @@ import Foundation
 /// names the call, for a write unless said otherwise.
 struct OpenFile {
     let descriptor: Int32
-    /// The table in use when the file was opened, taken once for every call on it.
     let system: SystemCalls.Reference
 
     /// Opens `path`, or returns `nil` if nothing is there.
@@ -59,15 +58,13 @@ struct OpenFile {
         }
     }
 
-    /// Flushes the file's data and metadata, and on Apple platforms the drive's own cache, to the disk.
     func flush(operation: String = "fsync") throws {
         guard retryingOnInterrupt({ system.calls.fullSync(descriptor) }) == 0 else {
             throw SystemError.last(operation, .write)
         }
     }
 
-    /// Writes the file's data to the disk ahead of whatever is done to the file next: what a save without full
-    /// durability needs so that its rename never reaches the disk before its bytes.
+    /// Writes the file's data ahead of what is done to it next, so that a rename never reaches the disk first.
     func flushDataBeforeRename() throws {
         guard retryingOnInterrupt({ system.calls.dataSync(descriptor) }) == 0 else {
             throw SystemError.last(SystemCalls.dataSyncName, .write)
@@ -80,7 +77,6 @@ struct OpenFile {
         return status
     }
 
-    /// The file's owner, group and mode, read without its times; `nil` if they cannot be read.
     var ownership: FileOwnership? {
         system.calls.ownership(descriptor, nil)
     }
@@ -160,20 +156,18 @@ enum FileSystem {
         SystemCalls.current.calls.directoryEntries(path)
     }
 
-    static var effectiveUser: uid_t { SystemCalls.current.calls.effectiveUser() }
-    static var effectiveGroup: gid_t { SystemCalls.current.calls.effectiveGroup() }
+    // No test replaces these: no fault or crash state depends on who runs the save.
+    static var effectiveUser: uid_t { geteuid() }
+    static var effectiveGroup: gid_t { getegid() }
 }
 
 /// Gives a file a new name in its directory without ever replacing a file that has that name already.
 enum FileRename {
-    /// Renames the file at `path` to the first of `candidates` that names no file, and flushes the directory.
+    /// Renames the file at `path` to the first of `candidates` that names no file, and returns it; where the system
+    /// cannot rename without replacing, by `link`, which fails on a taken name, then `unlink`.
     ///
-    /// Where the system has no rename that does not replace, or the file system refuses it, the file is linked
-    /// under the new name, which fails if the name is taken, and only then unlinked under the old one.
-    ///
-    /// - Returns: The name it was given.
     /// - Throws: ``SystemError`` naming the call that failed. After a failed `link` or `unlink` the file keeps its
-    ///   name; after `"fsync directory"` it has the new one, which a power loss may undo.
+    ///   name; after ``SystemError/directoryFlush`` it has the new one, which a power loss may undo.
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {
@@ -204,11 +198,8 @@ enum FileRename {
 
 /// Creates the directories a first save needs, and flushes directories to the disk.
 enum Directory {
-    /// Creates the directory at `path` and any missing parents; an existing directory is fine.
-    ///
-    /// With full durability each new directory's parent is flushed, so that the new entries survive a power loss
-    /// along with the file about to be written in them. That flush fails before the file is written, so it is
-    /// named apart from the one after a rename.
+    /// Creates the directory at `path` and any missing parents; with full durability flushes each new one's parent,
+    /// a flush named apart from the one after a rename, since it fails before the file is written.
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
         let parent = (path as NSString).deletingLastPathComponent
@@ -238,10 +229,8 @@ enum Directory {
         try directory.flush(operation: SystemError.directoryFlush)
     }
 
-    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now.
-    ///
-    /// Whatever failed, the error names ``SystemError/directoryFlush``: the change is in place, and what the caller
-    /// needs to know is that a power loss may undo it until a later durable operation on the file flushes it.
+    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now; any
+    /// failure names ``SystemError/directoryFlush``, since the change is in place.
     static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
         do {
             if let openDirectory {
@@ -308,10 +297,8 @@ struct FileLock {
         return try body(directory)
     }
 
-    /// Opens the lock file, creating it if needed.
-    ///
-    /// Root gives a lock file it makes to the directory's owner, as it keeps a data file's owner, so that a root
-    /// process saving in a user's directory does not lock the user out of it; ``inspect(_:_:)`` sets its mode.
+    /// Opens the lock file, creating it if needed: root gives one it makes to the directory's owner, so that a root
+    /// process saving in a user's directory does not lock the user out; ``inspect(_:_:)`` sets its mode.
     private func open(_ system: SystemCalls.Reference) throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
@@ -320,12 +307,11 @@ struct FileLock {
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                // No writer of 0.1.0 held this lock before it was made, so none left a temporary to look for (one
-                // still running beside this version is another matter: see the Guarantees). Failures leave the lock
-                // file as made, which is no worse.
+                // No writer of 0.1.0 held this new lock, so none left a temporary (for one running beside this
+                // version, see the Guarantees). Failures leave the lock file as made, which is no worse.
                 _ = system.calls.ftruncate(descriptor, 1)
                 if let directory = system.calls.ownership(-1, self.directory) {
-                    _ = system.calls.effectiveUser() == 0
+                    _ = FileSystem.effectiveUser == 0
                         ? system.calls.fchown(descriptor, directory.owner, directory.group)
                         : system.calls.fchown(descriptor, uid_t.max, directory.group)
                 }
@@ -337,10 +323,8 @@ struct FileLock {
         return descriptor
     }
 
-    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory take it.
-    ///
-    /// Whoever may write the directory may replace the data file, so must be able to lock it: a writable shared
-    /// directory is enough, whatever the creator's umask. Nobody else needs the lock, and nobody else gets it.
+    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory, and so
+    /// replace the data file, take it, whatever the creator's umask.
     ///
     /// - Returns: The directory's ownership, if it could be read, and the lock file's length.
     /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
@@ -357,7 +341,7 @@ struct FileLock {
         // it was, which is no worse.
         let mode = (directory.mode & 0o222) * 3
         if status.st_mode & 0o7777 != mode {
-            let user = system.calls.effectiveUser()
+            let user = FileSystem.effectiveUser
             if status.st_uid == user || user == 0 { _ = system.calls.fchmod(descriptor, mode) }
         }
         return (directory, length)
@@ -390,10 +374,8 @@ struct FileLock {
         }
     }
 
-    /// The process holding the `flock` on the lock file whose status is `status`, where the system can tell: Linux,
-    /// from its lock table, which also knows locks taken by other programs. A line of `/proc/locks` reads
-    /// `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`, with the device's major and minor numbers in hexadecimal;
-    /// the lines of waiters carry `->` and are skipped.
+    /// The process holding the lock file whose status is `status`, from Linux's lock table, whose lines read
+    /// `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF` (major and minor in hexadecimal; waiters' carry `->`).
     private static func processID(holding status: stat) -> Int32? {
         #if os(Linux)
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
@@ -421,16 +403,13 @@ struct FileLock {
 
 /// Reads a whole file and the identity of exactly the version it read.
 enum FileReader {
-    /// The largest file a load or a save reads, 1 GiB: every value is held in memory, decoded, several times
-    /// over, and an allocation that fails traps instead of throwing.
+    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps instead of throwing.
     static let sizeLimit: Int64 = 1 << 30
 
-    /// The file's bytes and identity, or `nil` if there is no file.
+    /// The file's bytes and identity, or `nil` if there is no file; opened without blocking, so that a FIFO or a
+    /// device is refused rather than waited on.
     ///
-    /// The file is opened without blocking, so that a FIFO or a device at the path is refused rather than waited on.
-    ///
-    /// - Throws: ``SystemError`` if the file exists but cannot be read, for example because it is a directory or
-    ///   not a regular file; ``FileTooLarge`` if it holds more than ``sizeLimit`` bytes.
+    /// - Throws: ``SystemError`` if the file cannot be read or is not a regular file; ``FileTooLarge``.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
         guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
         defer { file.closeQuietly() }
@@ -468,11 +447,8 @@ enum FileReader {
 
 // MARK: - Clones
 
-/// Makes a new file that shares the blocks of an existing one, in constant time, where the file system can.
-///
-/// XFS with reflink, btrfs and APFS can; ext4 and tmpfs cannot, and say so with an error such as `EOPNOTSUPP`.
-/// Such a device is remembered for the life of the process, so that trying costs one failed call per device, not
-/// one per save.
+/// Makes a new file that shares the blocks of an existing one where the file system can (XFS with reflink, btrfs,
+/// APFS); a device that cannot is remembered for the process's life, to cost one failed call, not one per save.
 enum FileClone {
     private static let refusingDevices = Locked<Set<UInt64>>([])
 
@@ -480,16 +456,11 @@ enum FileClone {
         !refusingDevices.withLock { $0.contains(device) }
     }
 
-    /// Creates the file at `path`, open for writing, sharing the blocks that hold as much of the first `length`
-    /// bytes of `source` as is worth sharing: Apple's file systems clone a whole file (`fclonefileat`), Linux's a
-    /// range of blocks into an open file (`FICLONERANGE`).
+    /// Creates the file at `path`, open for writing, sharing as much of the first `length` bytes of `source` as is
+    /// worth it: a whole file on Apple platforms, a range of blocks on Linux. `total` is the new file's length, and
+    /// `create` makes it empty where no clone does.
     ///
-    /// - Parameters:
-    ///   - source: A regular file open for reading, and its status.
-    ///   - total: How long the new file will be.
-    ///   - create: Creates the file at `path` empty, where no clone makes it.
-    /// - Returns: The new file and, if it shares any, how many of `source`'s bytes are shared and how long it now
-    ///   is; with `nil` the caller writes every byte.
+    /// - Returns: The new file and, if it shares any, how many bytes are shared and how long it now is.
     static func create(
         atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
         orCreate create: () throws -> OpenFile
@@ -525,21 +496,14 @@ enum FileClone {
         #endif
     }
 
-    /// How many bytes at the start of `source` a new file that keeps its first `length` bytes and is `total` bytes
-    /// long shares with it: the whole blocks before `length`, less the small extents at their end; 0 for none.
+    /// How many bytes at the start of `source` to share: the whole blocks before `length` (the block of the first
+    /// change is written, not copied on write), less the small extents at their end.
     ///
-    /// The block that holds the first changed byte is written whole, not shared and then copied on its first
-    /// write, which would read it back from the disk.
-    ///
-    /// A clone costs the file system a step per extent it shares, and each append's blocks go to a new place, so a
-    /// file grown by appends would end in one extent per append, each append slower than the last. So the extent
-    /// just before the blocks to write is written again with them while it is shorter than all they add up to: as
-    /// in a binary counter, the extents then halve at least from the file's start to its end, about as many as
-    /// doublings of its size, and each byte is written again at most once per doubling.
-    ///
-    /// A file in more than ``extentLimit`` extents averaging under 64 KiB, made some other way, is written whole,
-    /// which makes it whole again; one with larger extents (a file system that compresses in extents of 128 KiB)
-    /// is shared as it is, since writing it whole would not make it whole.
+    /// A clone costs a step per extent, and appends would leave one extent per append. So the extent before the
+    /// blocks to write is written again with them while shorter than they are: as in a binary counter, extents
+    /// then halve from the file's start to its end, and a byte is rewritten at most once per doubling of the file.
+    /// A file in more than ``extentLimit`` extents under 64 KiB on average is written whole, which makes it whole;
+    /// one with larger extents (compressed in 128 KiB) is shared, since writing it would not make it whole.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
@@ -569,8 +533,7 @@ enum FileClone {
 
     private static let smallExtent = 64 << 10
 
-    /// Remembers `device` when `code` says its file system cannot clone, as opposed to failing this once (a full
-    /// disk, an I/O error), after which the next save tries again.
+    /// Remembers `device` when `code` says its file system cannot clone, not that it failed this once.
     private static func noteFailure(_ code: Int32, onDevice device: UInt64) {
         let unsupported: Set<Int32> = [EOPNOTSUPP, ENOTSUP, EXDEV, EINVAL, ENOTTY, ENOSYS]
         if unsupported.contains(code) {
@@ -581,11 +544,8 @@ enum FileClone {
 
 // MARK: - Status
 
-/// What tells one version of a file from another without reading it: device, inode, size and modification time.
-///
-/// Every save writes a new file and renames it into place, so a save by anyone changes the inode. An editor that
-/// rewrites the file in place keeps the inode but changes the size or the modification time, kept to the
-/// nanosecond.
+/// What tells one version of a file from another without reading it: a save renames a new file into place, a new
+/// inode; an editor that rewrites it in place changes its size or modification time, kept to the nanosecond.
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
@@ -597,7 +557,7 @@ struct FileIdentity: Hashable, Sendable {
         device = status.device
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        (modificationSeconds, modificationNanoseconds) = status.modificationTime
+        (modificationSeconds, modificationNanoseconds) = status.times.modified
     }
 
     /// The identity of the file at `path`, following symbolic links; `nil` if there is none.
@@ -606,23 +566,16 @@ struct FileIdentity: Hashable, Sendable {
     }
 }
 
-/// A file's owner, group and mode, read without its timestamps.
-///
-/// A save reads these of the directory and of its new temporary before it changes them. On Linux 6.13 and later a
-/// file whose times were read gets a finer timestamp at its next change, which cost an XFS append that read its
-/// temporary's times 4-7%, measured; so on Linux `statx` asks for these fields alone.
+/// A file's owner, group and mode, read without its times: from Linux 6.13 a file whose times were read gets a
+/// finer timestamp at its next change, which cost an XFS append that read its temporary's times 4-7%.
 struct FileOwnership {
     var owner: uid_t
     var group: gid_t
     /// The type and permission bits, as `st_mode` holds them.
     var mode: mode_t
-
-    /// The ownership of the file at `path`, following symbolic links; `nil` with `errno` set if it cannot be read.
-    static func of(path: String) -> FileOwnership? {
-        SystemCalls.current.calls.ownership(-1, path)
-    }
 }
 
+// Apart, to keep the memberwise initializer.
 extension FileOwnership {
     init(_ status: stat) {
         self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
@@ -640,11 +593,7 @@ struct EntryStatus: Hashable, Sendable {
         guard let status = following ? FileSystem.status(path) : try? FileSystem.entryStatus(path) else { return nil }
         identity = FileIdentity(status)
         mode = UInt32(status.st_mode)
-        #if canImport(Darwin)
-        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctimespec.tv_sec), Int64(status.st_ctimespec.tv_nsec))
-        #else
-        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctim.tv_sec), Int64(status.st_ctim.tv_nsec))
-        #endif
+        (changeSeconds, changeNanoseconds) = status.times.changed
     }
 }
 
@@ -654,12 +603,14 @@ extension stat {
         UInt64(truncatingIfNeeded: st_dev)
     }
 
-    var modificationTime: (seconds: Int64, nanoseconds: Int64) {
+    /// The modification and status-change times, each as seconds and nanoseconds.
+    var times: (modified: (Int64, Int64), changed: (Int64, Int64)) {
         #if canImport(Darwin)
-        (Int64(st_mtimespec.tv_sec), Int64(st_mtimespec.tv_nsec))
+        let (modified, changed) = (st_mtimespec, st_ctimespec)
         #else
-        (Int64(st_mtim.tv_sec), Int64(st_mtim.tv_nsec))
+        let (modified, changed) = (st_mtim, st_ctim)
         #endif
+        return ((Int64(modified.tv_sec), Int64(modified.tv_nsec)), (Int64(changed.tv_sec), Int64(changed.tv_nsec)))
     }
 
     var isRegularFile: Bool { st_mode & S_IFMT == S_IFREG }
