@@ -213,34 +213,28 @@ enum Directory {
                 throw SystemError.last("create directory", .write)
             }
         }
-        guard durability == .full else { return }
-        do {
-            try flush(atPath: parent)
-        } catch let error as SystemError {
-            throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
+        if durability == .full {
+            try flush(atPath: parent, naming: "flush new directory")
         }
-    }
-
-    /// Flushes the directory at `path`, so that the entries just made or renamed in it survive a power loss.
-    static func flush(atPath path: String) throws {
-        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: "open directory", .write)
-        else { throw SystemError(phase: .write, operation: "open directory", code: ENOENT) }
-        defer { directory.closeQuietly() }
-        try directory.flush(operation: SystemError.directoryFlush)
     }
 
     /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now; any
     /// failure names ``SystemError/directoryFlush``, since the change is in place.
     static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
-        do {
-            if let openDirectory {
-                try openDirectory.flush(operation: SystemError.directoryFlush)
-            } else {
-                try flush(atPath: path)
-            }
-        } catch let error as SystemError {
-            throw SystemError(phase: .write, operation: SystemError.directoryFlush, code: error.code)
+        try flush(atPath: path, openDirectory: openDirectory, naming: SystemError.directoryFlush)
+    }
+
+    /// Flushes the directory, so that the entries just made or renamed in it survive a power loss; any failure,
+    /// to open it as well, is named `operation`.
+    private static func flush(atPath path: String, openDirectory: OpenFile? = nil, naming operation: String) throws {
+        if let openDirectory {
+            return try openDirectory.flush(operation: operation)
         }
+        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: operation, .write) else {
+            throw SystemError(phase: .write, operation: operation, code: ENOENT)
+        }
+        defer { directory.closeQuietly() }
+        try directory.flush(operation: operation)
     }
 
     static func exists(atPath path: String) -> Bool {
