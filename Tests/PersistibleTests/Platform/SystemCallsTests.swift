@@ -9,7 +9,8 @@ import Testing
 
     @Test func aRenameThatDoesNotReplaceRefusesATakenNameAndMovesToAFreeOne() throws {
         let directory = try TemporaryDirectory()
-        let (from, taken, free) = (directory.file("from").path, directory.file("taken").path, directory.file("free").path)
+        let from = directory.file("from").path
+        let (taken, free) = (directory.file("taken").path, directory.file("free").path)
         try Data("from".utf8).write(to: directory.file("from"))
         try Data("taken".utf8).write(to: directory.file("taken"))
 
