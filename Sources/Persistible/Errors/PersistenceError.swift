@@ -259,6 +259,6 @@ extension PersistenceError {
     }
 
     private static func message(for code: Int32) -> String {
-        String(cString: strerror(code))
+        SystemError.message(for: code)
     }
 }

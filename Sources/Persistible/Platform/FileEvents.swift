@@ -15,11 +15,8 @@ struct WatchTarget: Hashable, Sendable {
 }
 
 /// The platform's notifications of changes to named entries of directories: inotify on Linux, dispatch sources
-/// (kqueue) on Apple platforms.
-///
-/// Directories are watched, because a save replaces the file: a watch on the file would follow the old inode away.
-/// On Apple platforms, where a directory's events leave out writes into its files, the last target's file is
-/// watched as well, and anew after every event.
+/// (kqueue) on Apple platforms, which also watch the last target's file, since a directory's events leave out
+/// writes into its files. Directories are watched because a save replaces the file and its inode.
 final class FileEvents: Sendable {
     private let notify: @Sendable () -> Void
     private let state = Locked(State())
@@ -41,13 +38,8 @@ final class FileEvents: Sendable {
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
         let notify = notify
-        var subscriptions: [Inotify.Subscription] = []
-        var complete = true
-        for target in targets {
-            let subscription = Inotify.shared.subscribe(
-                directory: target.directory, name: target.name, notify: notify
-            )
-            if let subscription { subscriptions.append(subscription) } else { complete = false }
+        let subscriptions = targets.compactMap {
+            Inotify.shared.subscribe(directory: $0.directory, name: $0.name, notify: notify)
         }
         // The new subscriptions are made before the old are ended, so that the instance stays open between them.
         let old = state.withLock { state in
@@ -55,7 +47,7 @@ final class FileEvents: Sendable {
             return state.subscriptions
         }
         for subscription in old { Inotify.shared.unsubscribe(subscription) }
-        return complete
+        return subscriptions.count == targets.count
         #elseif canImport(Darwin)
         var sources: [any DispatchSourceFileSystemObject] = []
         var complete = true
@@ -101,8 +93,8 @@ final class FileEvents: Sendable {
         #endif
     }
 
-    /// Whether the same targets must be watched anew: on Linux once a watched directory was deleted or moved, on
-    /// Apple platforms after any event, since the file may be a new one.
+    /// Whether the same targets must be watched anew: on Linux once a directory went, on Apple platforms after any
+    /// event, since the file may be a new one.
     var needsRenewal: Bool {
         #if os(Linux)
         let subscriptions = state.withLock { $0.subscriptions }
@@ -114,7 +106,6 @@ final class FileEvents: Sendable {
         #endif
     }
 
-    /// Stops watching and releases every descriptor.
     func cancel() {
         _ = watch([])
     }
@@ -146,11 +137,9 @@ extension FileEvents.State: @unchecked Sendable {}
 // MARK: - inotify
 
 #if os(Linux)
-/// The process's one inotify instance and the one thread that reads it, shared by every watch.
-///
-/// A subscription asks for the events about one name in one directory. The instance and its thread exist only
-/// while some subscription does, and the thread sleeps in `read` until the kernel has an event: a process that
-/// watches nothing holds neither, and an idle watch costs no wake-ups.
+/// The process's one inotify instance and the one thread that reads it, shared by every watch, each subscribed to
+/// one name in one directory. Both exist only while a subscription does, and the thread sleeps in `read` until an
+/// event: an idle watch costs no wake-ups.
 private final class Inotify: Sendable {
     static let shared = Inotify()
 
@@ -170,16 +159,14 @@ private final class Inotify: Sendable {
 
     private let state = Locked(State())
 
-    /// Entries created, deleted, renamed, written and closed, or changed in mode; and the directory's own end.
-    /// Writes that are not yet closed are left out, so that a file being written in place is read once it is whole.
+    /// Entries created, deleted, renamed, changed in mode, or written and closed (a file written in place is read
+    /// once whole); and the directory's own end.
     private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
             | IN_MOVE_SELF
     ) | UInt32(IN_ONLYDIR)
 
-    /// Calls `notify` on the reader thread after each event about `name` in `directory`.
-    ///
-    /// - Returns: The subscription, or `nil` if inotify refuses (no such directory, no more watches allowed).
+    /// Calls `notify` on the reader thread after each event about `name` in `directory`; `nil` if inotify refuses.
     func subscribe(directory: String, name: String, notify: @escaping @Sendable () -> Void) -> Subscription? {
         state.withLock { state -> Subscription? in
             let watch: Int32
@@ -198,7 +185,6 @@ private final class Inotify: Sendable {
         }
     }
 
-    /// Whether the directory of `subscription` is no longer watched, because it was deleted or moved.
     func isLost(_ subscription: Subscription) -> Bool {
         state.withLock { $0.lost.contains(subscription) }
     }
@@ -217,10 +203,8 @@ private final class Inotify: Sendable {
         }
     }
 
-    /// Opens the instance with its first watch and starts the reader thread; `nil` if inotify refuses.
-    ///
-    /// The thread starts only once a watch exists, so that it always has an event to wake it when the last watch
-    /// is removed: the kernel reports every removal, by `inotify_rm_watch` or by the directory's end.
+    /// Opens the instance with its first watch, then starts the reader, so that the kernel's event for the last
+    /// watch's removal always wakes it to end; `nil` if inotify refuses.
     private static func start(_ state: inout State, directory: String) -> Int32? {
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
@@ -241,7 +225,6 @@ private final class Inotify: Sendable {
         return watch
     }
 
-    /// The reader thread: waits for events, hands them out, and ends once nothing is watched.
     private func readEvents(descriptor: Int32) {
         // Room for many events at once; the kernel never splits one.
         let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
@@ -264,8 +247,7 @@ private final class Inotify: Sendable {
         }
     }
 
-    /// Names the calling thread in the kernel, where `Thread.name` does not reach on Linux and
-    /// `pthread_setname_np` is not imported, so that it can be told from the process's other threads.
+    /// Names the thread in the kernel, where neither `Thread.name` nor the unimported `pthread_setname_np` reach.
     private static func nameCurrentThread() {
         let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }

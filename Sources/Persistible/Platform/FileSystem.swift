@@ -6,7 +6,6 @@ import Foundation
 /// names the call, for a write unless said otherwise.
 struct OpenFile {
     let descriptor: Int32
-    /// The table in use when the file was opened, taken once for every call on it.
     let system: SystemCalls.Reference
 
     /// Opens `path`, or returns `nil` if nothing is there.
@@ -59,15 +58,13 @@ struct OpenFile {
         }
     }
 
-    /// Flushes the file's data and metadata, and on Apple platforms the drive's own cache, to the disk.
     func flush(operation: String = "fsync") throws {
         guard retryingOnInterrupt({ system.calls.fullSync(descriptor) }) == 0 else {
             throw SystemError.last(operation, .write)
         }
     }
 
-    /// Writes the file's data to the disk ahead of whatever is done to the file next: what a save without full
-    /// durability needs so that its rename never reaches the disk before its bytes.
+    /// Writes the file's data ahead of what is done to it next, so that a rename never reaches the disk first.
     func flushDataBeforeRename() throws {
         guard retryingOnInterrupt({ system.calls.dataSync(descriptor) }) == 0 else {
             throw SystemError.last(SystemCalls.dataSyncName, .write)
@@ -80,7 +77,6 @@ struct OpenFile {
         return status
     }
 
-    /// The file's owner, group and mode, read without its times; `nil` if they cannot be read.
     var ownership: FileOwnership? {
         system.calls.ownership(descriptor, nil)
     }
@@ -160,20 +156,18 @@ enum FileSystem {
         SystemCalls.current.calls.directoryEntries(path)
     }
 
-    static var effectiveUser: uid_t { SystemCalls.current.calls.effectiveUser() }
-    static var effectiveGroup: gid_t { SystemCalls.current.calls.effectiveGroup() }
+    // No test replaces these: no fault or crash state depends on who runs the save.
+    static var effectiveUser: uid_t { geteuid() }
+    static var effectiveGroup: gid_t { getegid() }
 }
 
 /// Gives a file a new name in its directory without ever replacing a file that has that name already.
 enum FileRename {
-    /// Renames the file at `path` to the first of `candidates` that names no file, and flushes the directory.
+    /// Renames the file at `path` to the first of `candidates` that names no file, and returns it; where the system
+    /// cannot rename without replacing, by `link`, which fails on a taken name, then `unlink`.
     ///
-    /// Where the system has no rename that does not replace, or the file system refuses it, the file is linked
-    /// under the new name, which fails if the name is taken, and only then unlinked under the old one.
-    ///
-    /// - Returns: The name it was given.
     /// - Throws: ``SystemError`` naming the call that failed. After a failed `link` or `unlink` the file keeps its
-    ///   name; after `"fsync directory"` it has the new one, which a power loss may undo.
+    ///   name; after ``SystemError/directoryFlush`` it has the new one, which a power loss may undo.
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {
@@ -204,11 +198,8 @@ enum FileRename {
 
 /// Creates the directories a first save needs, and flushes directories to the disk.
 enum Directory {
-    /// Creates the directory at `path` and any missing parents; an existing directory is fine.
-    ///
-    /// With full durability each new directory's parent is flushed, so that the new entries survive a power loss
-    /// along with the file about to be written in them. That flush fails before the file is written, so it is
-    /// named apart from the one after a rename.
+    /// Creates the directory at `path` and any missing parents; with full durability flushes each new one's parent,
+    /// a flush named apart from the one after a rename, since it fails before the file is written.
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
         let parent = (path as NSString).deletingLastPathComponent
@@ -222,36 +213,28 @@ enum Directory {
                 throw SystemError.last("create directory", .write)
             }
         }
-        guard durability == .full else { return }
-        do {
-            try flush(atPath: parent)
-        } catch let error as SystemError {
-            throw SystemError(phase: .write, operation: "flush new directory", code: error.code)
+        if durability == .full {
+            try flush(atPath: parent, naming: "flush new directory")
         }
     }
 
-    /// Flushes the directory at `path`, so that the entries just made or renamed in it survive a power loss.
-    static func flush(atPath path: String) throws {
-        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: "open directory", .write)
-        else { throw SystemError(phase: .write, operation: "open directory", code: ENOENT) }
-        defer { directory.closeQuietly() }
-        try directory.flush(operation: SystemError.directoryFlush)
-    }
-
-    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now.
-    ///
-    /// Whatever failed, the error names ``SystemError/directoryFlush``: the change is in place, and what the caller
-    /// needs to know is that a power loss may undo it until a later durable operation on the file flushes it.
+    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now; any
+    /// failure names ``SystemError/directoryFlush``, since the change is in place.
     static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
-        do {
-            if let openDirectory {
-                try openDirectory.flush(operation: SystemError.directoryFlush)
-            } else {
-                try flush(atPath: path)
-            }
-        } catch let error as SystemError {
-            throw SystemError(phase: .write, operation: SystemError.directoryFlush, code: error.code)
+        try flush(atPath: path, openDirectory: openDirectory, naming: SystemError.directoryFlush)
+    }
+
+    /// Flushes the directory, so that the entries just made or renamed in it survive a power loss; any failure,
+    /// to open it as well, is named `operation`.
+    private static func flush(atPath path: String, openDirectory: OpenFile? = nil, naming operation: String) throws {
+        if let openDirectory {
+            return try openDirectory.flush(operation: operation)
         }
+        guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: operation, .write) else {
+            throw SystemError(phase: .write, operation: operation, code: ENOENT)
+        }
+        defer { directory.closeQuietly() }
+        try directory.flush(operation: operation)
     }
 
     static func exists(atPath path: String) -> Bool {
@@ -259,20 +242,168 @@ enum Directory {
     }
 }
 
+// MARK: - Locks
+
+/// An exclusive lock that serializes the writers of one file, across threads and processes.
+///
+/// It locks a sibling file, `<name>.lock`, never the data file, which a save renames a new file over; and never
+/// deletes it, which would let a third writer lock a new file beside one that waits on the old. Its length is 0
+/// where writers of 0.1.0, which could die and leave temporaries, may have used it, and 1 once they are removed.
+///
+/// `flock` belongs to the open file description, opened anew by each acquisition: two threads exclude each other
+/// as two processes do, closing another descriptor keeps the lock (both unlike `F_SETLK`), and the process's end
+/// releases it, however it ends.
+struct FileLock {
+    let path: String
+    /// The directory that holds the lock file and the file it protects.
+    let directory: String
+
+    init(protecting dataPath: String, in directory: String) {
+        path = dataPath + ".lock"
+        self.directory = directory
+    }
+
+    /// The lock was held by another writer, `processID` where the system can tell, longer than the caller would wait.
+    struct Held: Error {
+        var processID: Int32?
+    }
+
+    /// Runs `body` while holding the lock, waiting at most `timeout` for another writer to let go of it, or as
+    /// long as it takes when `timeout` is `nil`. This blocks: never call it from the cooperative pool.
+    ///
+    /// - Parameters:
+    ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left, saying whether all of it went; run
+    ///     under the lock until it does, then never again for this lock file.
+    ///   - body: Given the ownership of the directory, as the lock read it, if it could.
+    /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
+    func withLock<Result>(
+        timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
+    ) throws -> Result {
+        let system = SystemCalls.current
+        let descriptor = try open(system)
+        defer { _ = system.calls.close(descriptor) }
+        try acquire(descriptor, timeout: timeout, system)
+        let (directory, length) = try inspect(descriptor, system)
+        if length == 0, removeLeftoversOf010() {
+            // A failure leaves the search to the next holder.
+            _ = system.calls.ftruncate(descriptor, 1)
+        }
+        return try body(directory)
+    }
+
+    /// Opens the lock file, creating it if needed: root gives one it makes to the directory's owner, so that a root
+    /// process saving in a user's directory does not lock the user out; ``inspect(_:_:)`` sets its mode.
+    private func open(_ system: SystemCalls.Reference) throws -> Int32 {
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
+        // make it opens the winner's.
+        var descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
+        if descriptor < 0, errno == ENOENT {
+            descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CREAT | O_EXCL, 0o600) }
+            if descriptor >= 0 {
+                // No writer of 0.1.0 held this new lock, so none left a temporary (for one running beside this
+                // version, see the Guarantees). Failures leave the lock file as made, which is no worse.
+                _ = system.calls.ftruncate(descriptor, 1)
+                if let directory = system.calls.ownership(-1, self.directory) {
+                    _ = FileSystem.effectiveUser == 0
+                        ? system.calls.fchown(descriptor, directory.owner, directory.group)
+                        : system.calls.fchown(descriptor, uid_t.max, directory.group)
+                }
+            } else if errno == EEXIST {
+                descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
+            }
+        }
+        guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
+        return descriptor
+    }
+
+    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory, and so
+    /// replace the data file, take it, whatever the creator's umask.
+    ///
+    /// - Returns: The directory's ownership, if it could be read, and the lock file's length.
+    /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
+    private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
+        var status = stat()
+        guard system.calls.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
+        guard status.isRegularFile else {
+            throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
+        }
+        // Read without its times: the save changes the directory next (see FileOwnership).
+        let length = Int(status.st_size)
+        guard let directory = system.calls.ownership(-1, self.directory) else { return (nil, length) }
+        // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
+        // it was, which is no worse.
+        let mode = (directory.mode & 0o222) * 3
+        if status.st_mode & 0o7777 != mode {
+            let user = FileSystem.effectiveUser
+            if status.st_uid == user || user == 0 { _ = system.calls.fchmod(descriptor, mode) }
+        }
+        return (directory, length)
+    }
+
+    private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls.Reference) throws {
+        guard let timeout else {
+            guard retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX) }) == 0 else {
+                throw SystemError.last("flock", .lock)
+            }
+            return
+        }
+        // flock cannot wait for a while and then give up, so the wait is a poll, at first often, so that a short
+        // hold costs a short wait, then at most every 50 ms.
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            if retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return }
+            guard errno == EWOULDBLOCK else { throw SystemError.last("flock", .lock) }
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                var status = stat()
+                let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
+                throw Held(processID: holder)
+            }
+            // A pause is under a second: its attoseconds are all of it.
+            Thread.sleep(forTimeInterval: Double(min(pause, remaining).components.attoseconds) * 1e-18)
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    /// The process holding the lock file whose status is `status`, from Linux's lock table, whose lines read
+    /// `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF` (major and minor in hexadecimal; waiters' carry `->`).
+    private static func processID(holding status: stat) -> Int32? {
+        #if os(Linux)
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        let device = status.device
+        let inode = UInt64(status.st_ino)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        for line in table.split(separator: "\n") where !line.contains("->") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK" else { continue }
+            let file = fields[5].split(separator: ":")
+            guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
+                UInt64(file[2]) == inode
+            else { continue }
+            return Int32(fields[4])
+        }
+        return nil
+        #else
+        return nil
+        #endif
+    }
+}
+
 // MARK: - Reading
 
 /// Reads a whole file and the identity of exactly the version it read.
 enum FileReader {
-    /// The largest file a load or a save reads, 1 GiB: every value is held in memory, decoded, several times
-    /// over, and an allocation that fails traps instead of throwing.
+    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps instead of throwing.
     static let sizeLimit: Int64 = 1 << 30
 
-    /// The file's bytes and identity, or `nil` if there is no file.
+    /// The file's bytes and identity, or `nil` if there is no file; opened without blocking, so that a FIFO or a
+    /// device is refused rather than waited on.
     ///
-    /// The file is opened without blocking, so that a FIFO or a device at the path is refused rather than waited on.
-    ///
-    /// - Throws: ``SystemError`` if the file exists but cannot be read, for example because it is a directory or
-    ///   not a regular file; ``FileTooLarge`` if it holds more than ``sizeLimit`` bytes.
+    /// - Throws: ``SystemError`` if the file cannot be read or is not a regular file; ``FileTooLarge``.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
         guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
         defer { file.closeQuietly() }
@@ -310,11 +441,8 @@ enum FileReader {
 
 // MARK: - Clones
 
-/// Makes a new file that shares the blocks of an existing one, in constant time, where the file system can.
-///
-/// XFS with reflink, btrfs and APFS can; ext4 and tmpfs cannot, and say so with an error such as `EOPNOTSUPP`.
-/// Such a device is remembered for the life of the process, so that trying costs one failed call per device, not
-/// one per save.
+/// Makes a new file that shares the blocks of an existing one where the file system can (XFS with reflink, btrfs,
+/// APFS); a device that cannot is remembered for the process's life, to cost one failed call, not one per save.
 enum FileClone {
     private static let refusingDevices = Locked<Set<UInt64>>([])
 
@@ -322,16 +450,11 @@ enum FileClone {
         !refusingDevices.withLock { $0.contains(device) }
     }
 
-    /// Creates the file at `path`, open for writing, sharing the blocks that hold as much of the first `length`
-    /// bytes of `source` as is worth sharing: Apple's file systems clone a whole file (`fclonefileat`), Linux's a
-    /// range of blocks into an open file (`FICLONERANGE`).
+    /// Creates the file at `path`, open for writing, sharing as much of the first `length` bytes of `source` as is
+    /// worth it: a whole file on Apple platforms, a range of blocks on Linux. `total` is the new file's length, and
+    /// `create` makes it empty where no clone does.
     ///
-    /// - Parameters:
-    ///   - source: A regular file open for reading, and its status.
-    ///   - total: How long the new file will be.
-    ///   - create: Creates the file at `path` empty, where no clone makes it.
-    /// - Returns: The new file and, if it shares any, how many of `source`'s bytes are shared and how long it now
-    ///   is; with `nil` the caller writes every byte.
+    /// - Returns: The new file and, if it shares any, how many bytes are shared and how long it now is.
     static func create(
         atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
         orCreate create: () throws -> OpenFile
@@ -367,21 +490,14 @@ enum FileClone {
         #endif
     }
 
-    /// How many bytes at the start of `source` a new file that keeps its first `length` bytes and is `total` bytes
-    /// long shares with it: the whole blocks before `length`, less the small extents at their end; 0 for none.
+    /// How many bytes at the start of `source` to share: the whole blocks before `length` (the block of the first
+    /// change is written, not copied on write), less the small extents at their end.
     ///
-    /// The block that holds the first changed byte is written whole, not shared and then copied on its first
-    /// write, which would read it back from the disk.
-    ///
-    /// A clone costs the file system a step per extent it shares, and each append's blocks go to a new place, so a
-    /// file grown by appends would end in one extent per append, each append slower than the last. So the extent
-    /// just before the blocks to write is written again with them while it is shorter than all they add up to: as
-    /// in a binary counter, the extents then halve at least from the file's start to its end, about as many as
-    /// doublings of its size, and each byte is written again at most once per doubling.
-    ///
-    /// A file in more than ``extentLimit`` extents averaging under 64 KiB, made some other way, is written whole,
-    /// which makes it whole again; one with larger extents (a file system that compresses in extents of 128 KiB)
-    /// is shared as it is, since writing it whole would not make it whole.
+    /// A clone costs a step per extent, and appends would leave one extent per append. So the extent before the
+    /// blocks to write is written again with them while shorter than they are: as in a binary counter, extents
+    /// then halve from the file's start to its end, and a byte is rewritten at most once per doubling of the file.
+    /// A file in more than ``extentLimit`` extents under 64 KiB on average is written whole, which makes it whole;
+    /// one with larger extents (compressed in 128 KiB) is shared, since writing it would not make it whole.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
@@ -411,8 +527,7 @@ enum FileClone {
 
     private static let smallExtent = 64 << 10
 
-    /// Remembers `device` when `code` says its file system cannot clone, as opposed to failing this once (a full
-    /// disk, an I/O error), after which the next save tries again.
+    /// Remembers `device` when `code` says its file system cannot clone, not that it failed this once.
     private static func noteFailure(_ code: Int32, onDevice device: UInt64) {
         let unsupported: Set<Int32> = [EOPNOTSUPP, ENOTSUP, EXDEV, EINVAL, ENOTTY, ENOSYS]
         if unsupported.contains(code) {
@@ -423,11 +538,8 @@ enum FileClone {
 
 // MARK: - Status
 
-/// What tells one version of a file from another without reading it: device, inode, size and modification time.
-///
-/// Every save writes a new file and renames it into place, so a save by anyone changes the inode. An editor that
-/// rewrites the file in place keeps the inode but changes the size or the modification time, kept to the
-/// nanosecond.
+/// What tells one version of a file from another without reading it: a save renames a new file into place, a new
+/// inode; an editor that rewrites it in place changes its size or modification time, kept to the nanosecond.
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
@@ -439,7 +551,7 @@ struct FileIdentity: Hashable, Sendable {
         device = status.device
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        (modificationSeconds, modificationNanoseconds) = status.modificationTime
+        (modificationSeconds, modificationNanoseconds) = status.times.modified
     }
 
     /// The identity of the file at `path`, following symbolic links; `nil` if there is none.
@@ -448,23 +560,16 @@ struct FileIdentity: Hashable, Sendable {
     }
 }
 
-/// A file's owner, group and mode, read without its timestamps.
-///
-/// A save reads these of the directory and of its new temporary before it changes them. On Linux 6.13 and later a
-/// file whose times were read gets a finer timestamp at its next change, which cost an XFS append that read its
-/// temporary's times 4-7%, measured; so on Linux `statx` asks for these fields alone.
+/// A file's owner, group and mode, read without its times: from Linux 6.13 a file whose times were read gets a
+/// finer timestamp at its next change, which cost an XFS append that read its temporary's times 4-7%.
 struct FileOwnership {
     var owner: uid_t
     var group: gid_t
     /// The type and permission bits, as `st_mode` holds them.
     var mode: mode_t
-
-    /// The ownership of the file at `path`, following symbolic links; `nil` with `errno` set if it cannot be read.
-    static func of(path: String) -> FileOwnership? {
-        SystemCalls.current.calls.ownership(-1, path)
-    }
 }
 
+// Apart, to keep the memberwise initializer.
 extension FileOwnership {
     init(_ status: stat) {
         self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
@@ -482,11 +587,7 @@ struct EntryStatus: Hashable, Sendable {
         guard let status = following ? FileSystem.status(path) : try? FileSystem.entryStatus(path) else { return nil }
         identity = FileIdentity(status)
         mode = UInt32(status.st_mode)
-        #if canImport(Darwin)
-        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctimespec.tv_sec), Int64(status.st_ctimespec.tv_nsec))
-        #else
-        (changeSeconds, changeNanoseconds) = (Int64(status.st_ctim.tv_sec), Int64(status.st_ctim.tv_nsec))
-        #endif
+        (changeSeconds, changeNanoseconds) = status.times.changed
     }
 }
 
@@ -496,12 +597,14 @@ extension stat {
         UInt64(truncatingIfNeeded: st_dev)
     }
 
-    var modificationTime: (seconds: Int64, nanoseconds: Int64) {
+    /// The modification and status-change times, each as seconds and nanoseconds.
+    var times: (modified: (Int64, Int64), changed: (Int64, Int64)) {
         #if canImport(Darwin)
-        (Int64(st_mtimespec.tv_sec), Int64(st_mtimespec.tv_nsec))
+        let (modified, changed) = (st_mtimespec, st_ctimespec)
         #else
-        (Int64(st_mtim.tv_sec), Int64(st_mtim.tv_nsec))
+        let (modified, changed) = (st_mtim, st_ctim)
         #endif
+        return ((Int64(modified.tv_sec), Int64(modified.tv_nsec)), (Int64(changed.tv_sec), Int64(changed.tv_nsec)))
     }
 
     var isRegularFile: Bool { st_mode & S_IFMT == S_IFREG }

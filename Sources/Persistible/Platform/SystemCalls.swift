@@ -1,12 +1,10 @@
 import Foundation
 
-/// Every system call the package makes on files, in one table that tests replace.
+/// Every system call the package makes on files, in one table that a test replaces for the task it runs, to record
+/// each call (the crash-state tests) or fail any of them (the fault tests).
 ///
-/// The rest of the package reaches the file system only through ``current``: a test binds its own table for the
-/// operations it runs, to record each call (the crash-state tests) or to make any call fail with any error number
-/// (the fault tests), and other tests running in parallel keep the real one. Each entry keeps its C call's contract:
-/// a result of -1, or `nil`, with `errno` set, on failure. A call spelled differently on each platform (a full or
-/// data flush, a rename that does not replace, a clone) is one entry, with its `#if` branches in ``live``.
+/// Each entry keeps its C call's contract: -1, or `nil`, with `errno` set, on failure. A call spelled differently
+/// on each platform is one entry, with its `#if` branches in ``live``.
 struct SystemCalls: Sendable {
     var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     var close: @Sendable (_ descriptor: Int32) -> Int32
@@ -31,8 +29,6 @@ struct SystemCalls: Sendable {
     var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
     var directoryEntries: @Sendable (_ path: String) -> [String]?
     var flock: @Sendable (_ descriptor: Int32, _ operation: Int32) -> Int32
-    var effectiveUser: @Sendable () -> uid_t
-    var effectiveGroup: @Sendable () -> gid_t
     /// Of an open file (a `nil` path) or of a path, read without the file's times: see ``FileOwnership``.
     var ownership: @Sendable (_ descriptor: Int32, _ path: String?) -> FileOwnership?
     /// Whether an open directory is append-only (`chattr +a`); `false` wherever the system cannot tell.
@@ -43,11 +39,8 @@ struct SystemCalls: Sendable {
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
     var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents.Map
 
-    /// The table in use: the real one unless a test has bound another for the current task.
-    ///
-    /// It is held by one reference, taken once by each facility (an ``OpenFile`` when it is opened): a save makes
-    /// some 40 calls, and copying the 24 closures out of the task-local for each made `geteuid` through the table
-    /// cost 281 ns against 122 for the bare call; by reference it costs 148 (measured on Linux, release build).
+    /// The table in use, held by one reference that each facility takes once: copying its closures out of the
+    /// task-local for each of a save's 40 calls cost 281 ns a call against 148 by reference (Linux, release).
     @TaskLocal static var current = Reference(.live)
 
     final class Reference: Sendable {
@@ -88,12 +81,17 @@ struct SystemError: Error {
     var operation: String
     var code: Int32
 
-    /// A directory's flush after a change in it: the change is in place, and a later durable operation flushes it.
+    /// A directory's flush after a change in it, which is in place: a later durable operation flushes it.
     static let directoryFlush = "fsync directory"
 
     /// Captures `errno` for a call that has just failed.
     static func last(_ operation: String, _ phase: Phase) -> SystemError {
         SystemError(phase: phase, operation: operation, code: errno)
+    }
+
+    /// The system's description of error number `code`, such as "No such file or directory".
+    static func message(for code: Int32) -> String {
+        String(cString: strerror(code))
     }
 }
 
@@ -118,9 +116,8 @@ extension Locked: @unchecked Sendable where State: Sendable {}
 
 /// Runs work that may block, such as waiting for a file lock, on a thread of its own.
 ///
-/// A task that blocks one of the cooperative pool's threads (one per core) stalls every task scheduled there, and
-/// Dispatch's global queues share those threads on Linux, adding new ones only after seconds (measured: a task
-/// waited six seconds behind eight blocked saves). A new thread costs tens of microseconds, little beside a save.
+/// A blocked thread of the cooperative pool stalls every task scheduled there, and on Linux Dispatch's queues share
+/// those threads (a task waited six seconds behind eight blocked saves); a new thread costs tens of microseconds.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         // The thread inherits no task-local value: the table in use is carried over by hand.
@@ -208,8 +205,6 @@ extension SystemCalls {
             return names
         },
         flock: { descriptor, operation in lockFile(descriptor, operation) },
-        effectiveUser: { geteuid() },
-        effectiveGroup: { getegid() },
         ownership: { descriptor, path in
             #if os(Linux)
             if let ownership = linuxStatxOwnership(descriptor, path) { return ownership }
@@ -261,7 +256,7 @@ enum FileExtents {
         case unknown
     }
 
-    /// At most `limit` extents holding the open file's bytes before `length`: ``SystemCalls/extents``, live.
+    /// At most `limit` extents holding the open file's bytes before `length`.
     static func read(_ descriptor: Int32, before length: Int, limit: Int) -> Map {
         #if os(Linux)
         guard length > 0, limit > 0 else { return .extents([]) }
@@ -326,8 +321,7 @@ private struct CloneRange {
     var offset: UInt64
 }
 
-/// The ownership from `statx` asked for those fields alone; `nil` with `ENOSYS` where the call or a field is
-/// missing, so that `stat` reads them.
+/// The ownership from `statx`, asked for those fields alone; `nil` with `ENOSYS` where `stat` must read them.
 private func linuxStatxOwnership(_ descriptor: Int32, _ path: String?) -> FileOwnership? {
     guard let statxFunction else {
         errno = ENOSYS
