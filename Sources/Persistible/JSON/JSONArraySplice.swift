@@ -55,10 +55,7 @@ struct JSONArraySplice {
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
         guard bytes.count > shared else { return nil }
-        let same = bytes.withUnsafeBytes { new in
-            previous.withUnsafeBytes { old in memcmp(new.baseAddress!, old.baseAddress!, shared) == 0 }
-        }
-        guard same else { return nil }
+        guard bytes.prefix(shared) == previous.prefix(shared) else { return nil }
         var comma = bytes.index(bytes.startIndex, offsetBy: shared)
         while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
         guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }
