@@ -1,5 +1,3 @@
-import Foundation
-
 // MARK: - Update
 
 extension Persistible where Self: Codable & Hashable {
