@@ -15,16 +15,16 @@ extension Persistible where Self: Codable & Hashable {
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
     ///
-    /// This is how to read settings on a first run. Only a missing file gives the default: a damaged file still
-    /// throws, rather than being replaced by defaults at the next save. A stored value that lacks a key takes it from
-    /// the encoding of `defaultValue`, after ``archiveDefaults``, as <doc:SettingsAndEditing> describes.
+    /// This is how to read settings on a first run (see <doc:SettingsAndEditing>). Only a missing file gives the
+    /// default: a damaged file still throws, rather than being replaced by defaults at the next save.
     ///
     /// ```swift
     /// let settings = try Settings.loadFromFile(default: Settings())
     /// ```
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
-    ///   stored value lacks; evaluated only when there is no file or a stored value does not decode.
+    ///   stored value lacks after ``archiveDefaults``; evaluated only when there is no file or a stored value does
+    ///   not decode.
     /// - Returns: The stored value, or `defaultValue`.
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does except for a missing file; or what `defaultValue`
     ///   throws.
