@@ -51,8 +51,7 @@ public protocol Persistible {
     /// How long a write or delete may wait for another writer's lock; by default `nil`, as long as it takes.
     ///
     /// Bound the wait, for example `.seconds(2)`, when another program may lock the file and stall: a write that
-    /// waits that long throws ``PersistenceError/Reason/lockHeld(processID:)`` and writes nothing. See
-    /// <doc:Guarantees>.
+    /// waits that long throws ``PersistenceError/Reason/lockHeld(processID:)``. See <doc:Guarantees>.
     static var archiveLockTimeout: Duration? { get }
 
     /// Whether this process keeps the file's contents in memory between operations; by default `true`.
