@@ -141,8 +141,7 @@ extension PersistenceError: LocalizedError {
         wording.advice
     }
 
-    /// Both texts, worked out side by side for each reason so that what the user reads and what the developer is
-    /// told to do stay in step.
+    /// Both texts, side by side for each reason, so that what the user reads and the developer's advice stay in step.
     private var wording: (happened: String, advice: String?) {
         let path = url.path
         let leftAsIs = " The file was left as it is."
@@ -225,11 +224,9 @@ extension PersistenceError: LocalizedError {
         return text + "."
     }
 
-    /// "an" before a name that starts with a vowel sound, else "a", by a rule simple enough to predict.
-    ///
-    /// Two leading capitals are read letter by letter ("an HTTPRequest", "a URLRecord"); otherwise a vowel takes "an",
-    /// except "Eu", "One" and "U" before one consonant and a vowel ("a User"; but "an Unused"). It owns up to its
-    /// misses: a silent "h" ("a Hour"), "a Unable", "a Onerous", "an SQLRow".
+    /// "an" before a vowel sound, by a rule simple enough to predict (its misses, such as "a Hour", are tested): two
+    /// capitals read letter by letter ("an HTTPRequest"); "Eu", "One" and "U", consonant, vowel take "a" ("a User"),
+    /// but "Un" only before "i" ("a Unit", "an Unused").
     static func article(for name: String) -> String {
         let letters = Array(name)
         guard let first = letters.first else { return "a" }
