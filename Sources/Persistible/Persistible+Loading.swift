@@ -1,5 +1,3 @@
-import Foundation
-
 // MARK: - Load
 
 extension Persistible where Self: Codable & Hashable {
@@ -10,26 +8,23 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``), or a
     ///   reason it lists for any operation.
     public static func loadFromFile() throws -> Self {
-        switch try load() {
-        case .single(let value):
-            return value
-        case .array(let values):
-            throw try archive().failure(.holdsArray(count: values.count))
-        }
+        let archive = try archive()
+        guard let state = try archive.read() else { throw archive.failure(.fileNotFound) }
+        return try single(in: state.contents, of: archive)
     }
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
     ///
-    /// This is how to read settings on a first run. Only a missing file gives the default: a damaged file still
-    /// throws, rather than being replaced by defaults at the next save. A stored value that lacks a key takes it from
-    /// the encoding of `defaultValue`, after ``archiveDefaults``, as <doc:SettingsAndEditing> describes.
+    /// This is how to read settings on a first run (see <doc:SettingsAndEditing>). Only a missing file gives the
+    /// default: a damaged file still throws, rather than being replaced by defaults at the next save.
     ///
     /// ```swift
     /// let settings = try Settings.loadFromFile(default: Settings())
     /// ```
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
-    ///   stored value lacks; evaluated only when there is no file or a stored value does not decode.
+    ///   stored value lacks after ``archiveDefaults``; evaluated only when there is no file or a stored value does
+    ///   not decode.
     /// - Returns: The stored value, or `defaultValue`.
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does except for a missing file; or what `defaultValue`
     ///   throws.
@@ -41,14 +36,8 @@ extension Persistible where Self: Codable & Hashable {
         } catch let error where error.versionMismatch != nil {
             state = try archive.filling(from: defaultValue()).read()
         }
-        switch state?.contents {
-        case nil:
-            return try defaultValue()
-        case .single(let value):
-            return value
-        case .array(let values):
-            throw archive.failure(.holdsArray(count: values.count))
-        }
+        guard let state else { return try defaultValue() }
+        return try single(in: state.contents, of: archive)
     }
 
     /// Loads every value the file holds, in order: the array, or the single value as an array of one.
@@ -73,6 +62,14 @@ extension Persistible where Self: Codable & Hashable {
     /// - Throws: ``PersistenceError``, as ``load()`` does, or what `completion` throws.
     public static func load(completion: (PersistenceData<Self>) throws -> Void) throws {
         try completion(load())
+    }
+
+    /// The value `contents` holds, or the error of a file that holds an array where one value was expected.
+    private static func single(in contents: PersistenceData<Self>, of archive: Archive<Self>) throws -> Self {
+        guard case .single(let value) = contents else {
+            throw archive.failure(.holdsArray(count: contents.values.count))
+        }
+        return value
     }
 }
 

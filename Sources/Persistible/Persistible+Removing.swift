@@ -1,5 +1,3 @@
-import Foundation
-
 // MARK: - Remove
 
 extension Persistible where Self: Codable & Hashable {

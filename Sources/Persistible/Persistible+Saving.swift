@@ -1,5 +1,3 @@
-import Foundation
-
 // MARK: - Save
 
 extension Persistible where Self: Codable & Hashable {

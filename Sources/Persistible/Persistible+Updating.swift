@@ -1,5 +1,3 @@
-import Foundation
-
 // MARK: - Update
 
 extension Persistible where Self: Codable & Hashable {
@@ -9,8 +7,7 @@ extension Persistible where Self: Codable & Hashable {
     /// The file's lock is held from the read to the write, so no update of another thread or process is lost;
     /// keep `body` short, and do not write this type's file from it (see <doc:Concurrency>). Nothing is written if
     /// `body` throws or leaves the stored value as it was; when there is no file the result is written even if it
-    /// equals `defaultValue`, so that the user's choice stays made when a later version changes the default. A
-    /// stored value keeps the keys this type does not know, as <doc:ModelEvolution> describes.
+    /// equals `defaultValue`, so that the user's choice stays made when a later version changes the default.
     ///
     /// ```swift
     /// let settings = try Settings.update(default: Settings()) { settings in
@@ -93,9 +90,8 @@ extension Persistible where Self: Codable & Hashable {
 extension Array where Element: Persistible & Codable & Hashable {
     /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
     ///
-    /// Of several values with one identity, the last stands where the first stood, as ``Array/saveToFile()`` and
-    /// ``Store/replaceAll(with:)-(Sequence<Object>)`` keep them. An empty array leaves `[]` rather than deleting the
-    /// file. It writes as ``Persistible/overwriteFile()`` does.
+    /// Of several values with one identity, the last stands where the first stood. An empty array leaves `[]` rather
+    /// than deleting the file. It writes as ``Persistible/overwriteFile()`` does.
     ///
     /// ```swift
     /// try [maame, sam].overwriteFile() // The file holds [maame, sam], whatever it held.

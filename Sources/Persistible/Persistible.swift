@@ -51,8 +51,7 @@ public protocol Persistible {
     /// How long a write or delete may wait for another writer's lock; by default `nil`, as long as it takes.
     ///
     /// Bound the wait, for example `.seconds(2)`, when another program may lock the file and stall: a write that
-    /// waits that long throws ``PersistenceError/Reason/lockHeld(processID:)`` and writes nothing. See
-    /// <doc:Guarantees>.
+    /// waits that long throws ``PersistenceError/Reason/lockHeld(processID:)``. See <doc:Guarantees>.
     static var archiveLockTimeout: Duration? { get }
 
     /// Whether this process keeps the file's contents in memory between operations; by default `true`.
@@ -63,46 +62,27 @@ public protocol Persistible {
     /// Values of class types are never cached.
     static var cachesArchive: Bool { get }
 
-    /// A value whose encoding fills the keys a stored record lacks, before the record is decoded; by default `nil`.
+    /// A value whose encoding fills the keys a stored record lacks, at every depth, before the record is decoded;
+    /// by default `nil`.
     ///
-    /// Swift's synthesized `Decodable` ignores property defaults, so a field added to a type makes every record
-    /// saved before it fail to decode. Declare the defaults once and those records load:
-    ///
-    /// ```swift
-    /// struct Task: Codable, Hashable, Persistible {
-    ///     var title: String
-    ///     var priority: Int = 0   // added in version 2
-    ///     static var archiveDefaults: Task? { Task(title: "") }
-    /// }
-    /// ```
-    ///
-    /// Keys are filled at every depth of nested objects, never over a key the record has; loads fill in memory and
-    /// write nothing. See <doc:ModelEvolution>.
+    /// Swift's synthesized `Decodable` ignores property defaults, so a field added to a type makes the records saved
+    /// before it fail to decode unless its default is declared here. A key the record has is never replaced, and
+    /// loads write nothing. See <doc:ModelEvolution>.
     static var archiveDefaults: Self? { get }
 
     /// How to read records written by earlier versions of the type, newest first; by default none.
     ///
-    /// A record is decoded as the current type, then as each migration's type in order, and the first that reads
-    /// it wins. A record that none reads makes the operation throw
-    /// ``PersistenceError/Reason/unreadable(codingPath:detail:)`` with a ``PersistenceError/versionMismatch``,
-    /// unless ``archiveSkipsUnreadableRecords`` skips it. <doc:ModelEvolution> tells how migrations and
-    /// ``archiveDefaults`` combine.
-    ///
-    /// ```swift
-    /// static var archiveMigrations: [ArchiveMigration<Task>] {
-    ///     [.from(TaskV1.self) { old in Task(title: old.name) }]
-    /// }
-    /// ```
+    /// A record is decoded as the current type, then as each migration's type in order, and the first that reads it
+    /// wins; a record that none reads throws ``PersistenceError/Reason/unreadable(codingPath:detail:)``, unless
+    /// ``archiveSkipsUnreadableRecords`` skips it. See <doc:ModelEvolution>.
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
 
-    /// Whether reads skip the records of an array that no version of the type reads, and writes keep them as stored;
-    /// by default `false`: such a record makes every operation throw.
+    /// Whether reads skip the records of an array that no version of the type reads, and writes keep them byte for
+    /// byte; by default `false`: such a record makes every operation throw.
     ///
-    /// Return `true` so that a record written by a newer version (an enum case it added) does not lock this version
-    /// out of the whole file: loads return the records it reads, every write keeps the others byte for byte where
-    /// they stood, and ``unreadableRecords()`` reports them. Only valid JSON is skipped. A write that would store a
-    /// value with a skipped record's `id` throws ``PersistenceError/Reason/unreadable(codingPath:detail:)``, so give
-    /// new records identities no other version can have taken, such as `UUID`s. See <doc:ModelEvolution>.
+    /// Only valid JSON is skipped, and ``unreadableRecords()`` reports what was. Give new records identities no other
+    /// version can have taken, such as `UUID`s: a write of a value with a skipped record's `id` throws. See
+    /// <doc:ModelEvolution>.
     static var archiveSkipsUnreadableRecords: Bool { get }
 }
 

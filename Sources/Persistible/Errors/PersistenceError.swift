@@ -40,7 +40,7 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
         case holdsArray(count: Int)
 
-        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``. Nothing was touched.
+        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``.
         case invalidFileName(String)
 
         /// The values could not be encoded; `detail` is the encoder's message.
@@ -68,13 +68,12 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// keys cannot be read. See <doc:ModelEvolution> for where such keys are kept.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
-        /// The file holds `size` bytes, more than the `limit` of 1 GiB that a load or save reads, or is a sparse
-        /// file that claims to. The file is left as it is.
+        /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads, or is a sparse file
+        /// that claims to.
         case fileTooLarge(size: Int64, limit: Int64)
 
-        /// The file's name, `name`, is longer than `limit` bytes of UTF-8 (200 for ``Persistible/fileName``, 205 for
-        /// a store's file or a link's target), leaving no room for the names of its temporary and lock file in the
-        /// file system's 255 bytes. Nothing was read or written.
+        /// The file's name is longer than `limit` bytes of UTF-8 (200 for ``Persistible/fileName``, 205 for a store's
+        /// file or a link's target), leaving no room in 255 bytes for the names of its temporary and lock file.
         case fileNameTooLong(name: String, limit: Int)
 
         /// Another writer held the file's lock for longer than the write may wait. Nothing was written. `processID` is
@@ -121,58 +120,7 @@ extension PersistenceError: LocalizedError {
     /// What happened and what became of the file, in words for the program's user, naming the file but no API: the
     /// error's `localizedDescription`, what a command-line tool prints.
     public var errorDescription: String? {
-        let path = url.path
-        switch reason {
-        case .fileNotFound:
-            return "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
-        case .unreadable(let codingPath, let detail) where versionMismatch != nil:
-            let mismatch = versionMismatch ?? VersionMismatch(record: nil, attempts: [])
-            let record = mismatch.record.map { "record \($0)" } ?? "the value it holds"
-            var text = "'\(path)' is valid JSON, but \(record) does not match \(typeName)\(Self.at(codingPath)): "
-                + Self.sentence(detail)
-            for attempt in mismatch.attempts.dropFirst() {
-                text += " As \(attempt.typeName)\(Self.at(attempt.codingPath)): \(Self.sentence(attempt.detail))"
-            }
-            return text + " It was probably written by another version of \(typeName). The file was left as it is."
-        case .unreadable(let codingPath, let detail):
-            return "'\(path)' holds neither \(Self.article(for: typeName)) \(typeName) nor an array of \(typeName) "
-                + "values\(Self.at(codingPath)): \(Self.sentence(detail)) The file was left as it is."
-        case .holdsArray(let count):
-            return "'\(path)' holds an array of \(Self.counted(count, "value")), not a single \(typeName). "
-                + "The file was left as it is."
-        case .invalidFileName(let name):
-            return "'\(name)' is not a valid file name for \(typeName): a file name must not be empty, "
-                + "contain '/' or NUL, or be '.' or '..'. Nothing was read or written."
-        case .encodingFailed(let detail):
-            return "A value of \(typeName) could not be encoded for '\(path)': \(Self.sentence(detail)) "
-                + "The file was left as it is."
-        case .readFailed(let operation, let code):
-            return "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
-        case .writeFailed(SystemError.directoryFlush, let code):
-            return "Couldn't flush the directory of '\(path)' to disk: \(Self.message(for: code)). The change is in "
-                + "place (the new contents, the removal or the move aside) but may not survive a power loss."
-        case .writeFailed(let operation, let code):
-            return "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). The file was left as it was."
-        case .recordNotFound(let identity):
-            return "No \(typeName) with the identity \(identity) is stored in \(place) to update. Nothing was written."
-        case .unknownKeysWouldBeLost(let keyPaths):
-            return "Couldn't save \(typeName) to '\(path)': the records it changes hold keys that this version of "
-                + "\(typeName) does not know, written by another version, and the changed values have no place "
-                + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written."
-        case .lockFailed(let operation, let code):
-            return "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
-                + "Nothing was written."
-        case .fileTooLarge(let size, let limit):
-            return "'\(path)' holds \(size) bytes, more than the \(limit) bytes "
-                + "\(Self.article(for: typeName)) \(typeName) file may hold. The file was left as it is."
-        case .fileNameTooLong(let name, let limit):
-            return "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
-                + "room for the names of its temporary and lock files. Nothing was read or written."
-        case .lockHeld(let processID):
-            let holder = processID.map { "process \($0)" } ?? "another writer"
-            return "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
-                + "wait. Nothing was changed."
-        }
+        wording.happened
     }
 
     /// The system's or the decoder's own words for the cause, where there are any.
@@ -190,26 +138,79 @@ extension PersistenceError: LocalizedError {
     /// What to do about it, meant for the developer: it may name the package's API. `nil` where the user's retry
     /// is all there is to do.
     public var recoverySuggestion: String? {
+        wording.advice
+    }
+
+    /// Both texts, side by side for each reason, so that what the user reads and the developer's advice stay in step.
+    private var wording: (happened: String, advice: String?) {
+        let path = url.path
+        let leftAsIs = " The file was left as it is."
+        let repair = "To go on, repair the file or move it aside (moveFileAside(), salvageFile()), then try again."
+        let happened: String
+        var advice: String?
         switch reason {
-        case .unreadable where versionMismatch != nil:
-            return "Declare archiveDefaults for the keys added since, or an archiveMigrations entry that reads that "
+        case .fileNotFound:
+            happened = "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
+        case .unreadable(let codingPath, let detail):
+            guard let mismatch = versionMismatch else {
+                let what = "neither \(Self.article(for: typeName)) \(typeName) nor an array of \(typeName) values"
+                return ("'\(path)' holds \(what)\(Self.at(codingPath)): \(Self.sentence(detail))" + leftAsIs, repair)
+            }
+            let record = mismatch.record.map { "record \($0)" } ?? "the value it holds"
+            var text = "'\(path)' is valid JSON, but \(record) does not match \(typeName)\(Self.at(codingPath)): "
+                + Self.sentence(detail)
+            for attempt in mismatch.attempts.dropFirst() {
+                text += " As \(attempt.typeName)\(Self.at(attempt.codingPath)): \(Self.sentence(attempt.detail))"
+            }
+            happened = text + " It was probably written by another version of \(typeName)." + leftAsIs
+            advice = "Declare archiveDefaults for the keys added since, or an archiveMigrations entry that reads that "
                 + "version, then try again."
-        case .unreadable, .fileTooLarge:
-            return "To go on, repair the file or move it aside (moveFileAside(), salvageFile()), then try again."
-        case .holdsArray:
-            return "Read it with loadListFromFile() or load(), or replace it with overwriteFile()."
-        case .writeFailed(SystemError.directoryFlush, _):
-            return "Try again: the next save or delete of this file with full durability, in any process, flushes "
+        case .holdsArray(let count):
+            let values = count == 1 ? "1 value" : "\(count) values"
+            happened = "'\(path)' holds an array of \(values), not a single \(typeName)." + leftAsIs
+            advice = "Read it with loadListFromFile() or load(), or replace it with overwriteFile()."
+        case .invalidFileName(let name):
+            happened = "'\(name)' is not a valid file name for \(typeName): a file name must not be empty, "
+                + "contain '/' or NUL, or be '.' or '..'. Nothing was read or written."
+        case .encodingFailed(let detail):
+            happened = "A value of \(typeName) could not be encoded for '\(path)': \(Self.sentence(detail))" + leftAsIs
+        case .readFailed(let operation, let code):
+            happened = "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
+        case .writeFailed(SystemError.directoryFlush, let code):
+            happened = "Couldn't flush the directory of '\(path)' to disk: \(Self.message(for: code)). The change is "
+                + "in place (the new contents, the removal or the move aside) but may not survive a power loss."
+            advice = "Try again: the next save or delete of this file with full durability, in any process, flushes "
                 + "the directory even when it has nothing to write."
-        case .recordNotFound:
-            return "Insert the record instead."
-        case .unknownKeysWouldBeLost:
-            return "Make this change with the version that wrote those keys, or leave these records as they are."
-        case .lockHeld:
-            return "Try again later, or find out what that process is doing."
-        default:
-            return nil
+        case .writeFailed(let operation, let code):
+            happened = "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). "
+                + "The file was left as it was."
+        case .recordNotFound(let identity):
+            let place = url.isFileURL ? "'\(path)'" : "memory"
+            happened = "No \(typeName) with the identity \(identity) is stored in \(place) to update. "
+                + "Nothing was written."
+            advice = "Insert the record instead."
+        case .unknownKeysWouldBeLost(let keyPaths):
+            happened = "Couldn't save \(typeName) to '\(path)': the records it changes hold keys that this version of "
+                + "\(typeName) does not know, written by another version, and the changed values have no place "
+                + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written."
+            advice = "Make this change with the version that wrote those keys, or leave these records as they are."
+        case .lockFailed(let operation, let code):
+            happened = "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
+                + "Nothing was written."
+        case .fileTooLarge(let size, let limit):
+            happened = "'\(path)' holds \(size) bytes, more than the \(limit) bytes \(Self.article(for: typeName)) "
+                + "\(typeName) file may hold." + leftAsIs
+            advice = repair
+        case .fileNameTooLong(let name, let limit):
+            happened = "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
+                + "room for the names of its temporary and lock files. Nothing was read or written."
+        case .lockHeld(let processID):
+            let holder = processID.map { "process \($0)" } ?? "another writer"
+            happened = "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
+                + "wait. Nothing was changed."
+            advice = "Try again later, or find out what that process is doing."
         }
+        return (happened, advice)
     }
 
     /// " at [3].age", or nothing for the whole file.
@@ -223,20 +224,9 @@ extension PersistenceError: LocalizedError {
         return text + "."
     }
 
-    /// The file, or "memory" for a ``MemoryStore``.
-    private var place: String {
-        url.isFileURL ? "'\(url.path)'" : "memory"
-    }
-}
-
-// MARK: - Wording
-
-extension PersistenceError {
-    /// "an" before a name that starts with a vowel sound, else "a", by a rule simple enough to predict.
-    ///
-    /// Two leading capitals are read letter by letter ("an HTTPRequest", "a URLRecord"); otherwise a vowel takes "an",
-    /// except "Eu", "One" and "U" before one consonant and a vowel ("a User"; but "an Unused"). It owns up to its
-    /// misses: a silent "h" ("a Hour"), "a Unable", "a Onerous", "an SQLRow".
+    /// "an" before a vowel sound, by a rule simple enough to predict (its misses, such as "a Hour", are tested): two
+    /// capitals read letter by letter ("an HTTPRequest"); "Eu", "One" and "U", consonant, vowel take "a" ("a User"),
+    /// but "Un" only before "i" ("a Unit", "an Unused").
     static func article(for name: String) -> String {
         let letters = Array(name)
         guard let first = letters.first else { return "a" }
@@ -251,11 +241,6 @@ extension PersistenceError {
             return lower[1] == "n" && lower[2] != "i" ? "an" : "a"
         }
         return "an"
-    }
-
-    /// The count and the noun, singular for exactly one: "0 values", "1 value", "2 values".
-    static func counted(_ count: Int, _ noun: String) -> String {
-        count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
     }
 
     private static func message(for code: Int32) -> String {

@@ -20,10 +20,7 @@ import Foundation
 /// On Linux an `XDG_*` variable counts only when it holds an absolute path, else the directory is in
 /// `~/.local/share`, `~/.config` or `~/.cache`, where `~` is `$HOME` when that is absolute; both are read on every
 /// call. On iOS, tvOS, watchOS and visionOS each directory is in the app's own container, so `application` is not
-/// used. The first save creates the directory.
-///
-/// A type that returns one of these keeps it: ``withArchiveDirectory(_:operation:)`` and `PERSISTIBLE_DIRECTORY`
-/// choose the directory only of types that use the default.
+/// used.
 public enum ArchiveDirectory {
     /// The name of the program's folder when none is given: its bundle identifier, else its executable's name.
     ///

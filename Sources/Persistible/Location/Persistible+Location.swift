@@ -16,8 +16,7 @@ extension Persistible {
     static func validatedArchiveUrl() throws(PersistenceError) -> URL {
         let name = fileName
         let reason: PersistenceError.Reason
-        if name.isEmpty || name == "." || name == ".."
-            || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
+        if ["", ".", ".."].contains(name) || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
             reason = .invalidFileName(name)
         } else if name.utf8.count > fileNameLimit {
             reason = .fileNameTooLong(name: name, limit: fileNameLimit)
