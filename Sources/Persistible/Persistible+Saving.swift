@@ -65,16 +65,7 @@ extension Persistible {
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` with the operation `"delete"` if the file cannot
     ///   be removed, with `EISDIR` or `EINVAL` if it is not a regular file.
     public static func deleteFile() throws {
-        let archive = Archive<NoValues>(
-            url: try validatedArchiveUrl(),
-            namedAfter: self,
-            encoder: archiveEncoder,
-            decoder: archiveDecoder,
-            durability: archiveDurability,
-            lockTimeout: archiveLockTimeout,
-            caches: false
-        )
-        try archive.delete()
+        try archive(of: NoValues.self, caches: false, evolution: .none).delete()
     }
 }
 

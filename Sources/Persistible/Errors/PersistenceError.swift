@@ -129,7 +129,7 @@ extension PersistenceError: LocalizedError {
         case .unreadable(_, let detail), .encodingFailed(let detail):
             return Self.sentence(detail)
         case .readFailed(_, let code), .writeFailed(_, let code), .lockFailed(_, let code):
-            return Self.message(for: code) + "."
+            return SystemError.message(for: code) + "."
         default:
             return nil
         }
@@ -175,14 +175,15 @@ extension PersistenceError: LocalizedError {
         case .encodingFailed(let detail):
             happened = "A value of \(typeName) could not be encoded for '\(path)': \(Self.sentence(detail))" + leftAsIs
         case .readFailed(let operation, let code):
-            happened = "Couldn't read '\(path)' (\(operation)): \(Self.message(for: code))."
+            happened = "Couldn't read '\(path)' (\(operation)): \(SystemError.message(for: code))."
         case .writeFailed(SystemError.directoryFlush, let code):
-            happened = "Couldn't flush the directory of '\(path)' to disk: \(Self.message(for: code)). The change is "
-                + "in place (the new contents, the removal or the move aside) but may not survive a power loss."
+            happened = "Couldn't flush the directory of '\(path)' to disk: \(SystemError.message(for: code)). "
+                + "The change is in place (the new contents, the removal or the move aside) but may not survive a "
+                + "power loss."
             advice = "Try again: the next save or delete of this file with full durability, in any process, flushes "
                 + "the directory even when it has nothing to write."
         case .writeFailed(let operation, let code):
-            happened = "Couldn't write '\(path)' (\(operation)): \(Self.message(for: code)). "
+            happened = "Couldn't write '\(path)' (\(operation)): \(SystemError.message(for: code)). "
                 + "The file was left as it was."
         case .recordNotFound(let identity):
             let place = url.isFileURL ? "'\(path)'" : "memory"
@@ -195,7 +196,7 @@ extension PersistenceError: LocalizedError {
                 + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written."
             advice = "Make this change with the version that wrote those keys, or leave these records as they are."
         case .lockFailed(let operation, let code):
-            happened = "Couldn't lock '\(path)' for writing (\(operation)): \(Self.message(for: code)). "
+            happened = "Couldn't lock '\(path)' for writing (\(operation)): \(SystemError.message(for: code)). "
                 + "Nothing was written."
         case .fileTooLarge(let size, let limit):
             happened = "'\(path)' holds \(size) bytes, more than the \(limit) bytes \(Self.article(for: typeName)) "
@@ -241,9 +242,5 @@ extension PersistenceError: LocalizedError {
             return lower[1] == "n" && lower[2] != "i" ? "an" : "a"
         }
         return "an"
-    }
-
-    private static func message(for code: Int32) -> String {
-        SystemError.message(for: code)
     }
 }

@@ -1,0 +1,243 @@
+import Foundation
+
+// MARK: - Archive
+
+/// One JSON file of `Value`s: the one place that decides *how* the operations and stores save *what* they describe.
+struct Archive<Value: Codable & Hashable> {
+    let url: URL
+    let path: String
+    /// The type errors name; its name is worked out only when one does.
+    let namedType: Any.Type
+    let encoder: JSONEncoder
+    let decoder: JSONDecoder
+    let durability: Durability
+    /// How long a write waits for the lock; `nil` waits as long as it takes.
+    let lockTimeout: Duration?
+    let evolution: ArchiveEvolution<Value>
+    /// Where this archive's snapshot is cached, or `nil` if it is not.
+    let cacheKey: ArchiveCache.Key?
+
+    init(
+        url: URL,
+        path: String? = nil,
+        namedAfter namedType: Any.Type,
+        encoder: JSONEncoder,
+        decoder: JSONDecoder,
+        durability: Durability,
+        lockTimeout: Duration? = nil,
+        caches: Bool,
+        evolution: ArchiveEvolution<Value> = .none
+    ) {
+        self.evolution = evolution
+        self.url = url
+        self.path = path ?? url.path
+        self.namedType = namedType
+        self.encoder = encoder
+        self.decoder = decoder
+        self.durability = durability
+        self.lockTimeout = lockTimeout
+        cacheKey = caches ? ArchiveCache.key(path: self.path, type: Value.self) : nil
+    }
+
+    var typeName: String { String(describing: namedType) }
+
+    /// Whether the scanner may find records in the file, which splicing and keeping records' bytes rely on: in
+    /// JSON5 a comment can sit where it looks.
+    var scansStrictJSON: Bool { !decoder.allowsJSON5 }
+}
+
+extension Persistible where Self: Codable & Hashable {
+    /// The archive the type's requirements describe, after validating its file name.
+    static func archive() throws(PersistenceError) -> Archive<Self> {
+        try archive(of: Self.self, caches: cachesArchive, evolution: .declared)
+    }
+}
+
+extension Persistible {
+    /// The archive of `Value`s that the type's requirements describe, after validating its file name.
+    static func archive<Value>(
+        of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
+    ) throws(PersistenceError) -> Archive<Value> {
+        let url = try validatedArchiveUrl()
+        return Archive(
+            url: url,
+            path: ArchiveAddress.path(of: url, for: self),
+            namedAfter: self,
+            encoder: archiveEncoder,
+            decoder: archiveDecoder,
+            durability: archiveDurability,
+            lockTimeout: archiveLockTimeout,
+            caches: caches,
+            evolution: evolution
+        )
+    }
+}
+
+extension Persistible {
+    /// Forgets what this process remembers of the file, freeing its memory; the next operation reads the file.
+    ///
+    /// There is never a need to call it for correctness: every operation checks the file before trusting what it
+    /// remembers. Call it to give memory back, for example after loading a large file once.
+    public static func clearArchiveCache() {
+        ArchiveCache.remove(path: archiveUrl.path)
+    }
+}
+// MARK: - Location
+
+extension Persistible {
+    /// The file that holds the type's values: ``fileName`` with a `.json` extension, in ``archiveDirectory``.
+    /// Reading it touches nothing on disk.
+    public static var archiveUrl: URL {
+        ArchiveAddress.url(for: self, in: archiveDirectory, named: fileName)
+    }
+
+    /// The longest ``fileName`` in bytes of UTF-8, so that the name with `.json` fits every file written beside it.
+    static var fileNameLimit: Int { AtomicFile.nameLimit - ".json".utf8.count }
+
+    /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
+    static func validatedArchiveUrl() throws(PersistenceError) -> URL {
+        let name = fileName
+        let reason: PersistenceError.Reason
+        if ["", ".", ".."].contains(name) || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
+            reason = .invalidFileName(name)
+        } else if name.utf8.count > fileNameLimit {
+            reason = .fileNameTooLong(name: name, limit: fileNameLimit)
+        } else {
+            return archiveUrl
+        }
+        throw PersistenceError(reason, url: archiveUrl, typeName: String(describing: self))
+    }
+}
+
+/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
+/// its own.
+///
+/// The choice is scoped to the current task, its child tasks and the `Task { }`s it starts, so that tests running in
+/// parallel can each use their own temporary directory without changing global state. `Task.detached`, and threads
+/// started by other means (a `Thread`, a Dispatch queue), do not see it: call this function again inside them.
+///
+/// ```swift
+/// try withArchiveDirectory(temporaryDirectory) {
+///     try sam.saveToFile()
+/// }
+/// ```
+@discardableResult
+public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
+    try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
+}
+
+/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
+/// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+@discardableResult
+public func withArchiveDirectory<Result>(
+    _ directory: URL,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+) async rethrows -> Result {
+    try await ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
+}
+
+/// Where files go when their type does not say.
+enum ArchiveLocation {
+    @TaskLocal static var scopedDirectory: URL?
+
+    static var defaultDirectory: URL {
+        scopedDirectory ?? environmentDirectory ?? platformDirectory
+    }
+
+    /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
+    private static var environmentDirectory: URL? {
+        PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map {
+            URL(fileURLWithPath: $0, isDirectory: true)
+        }
+    }
+
+    /// Worked out once per process, since every operation of a type with the default directory asks for it.
+    private static let platformDirectory = ArchiveDirectory.data()
+}
+
+/// Each type's archive URL and its path, kept for the directory and file name they were made from: making them costs
+/// a save more than the rest of its work in memory, and they seldom change.
+enum ArchiveAddress {
+    private static let made = Locked<[ObjectIdentifier: (directory: URL, name: String, url: URL, path: String)]>([:])
+
+    /// The file named `name` with a `.json` extension in `directory`, for `type`'s archive.
+    static func url(for type: Any.Type, in directory: URL, named name: String) -> URL {
+        let key = ObjectIdentifier(type)
+        if let address = made.withLock({ $0[key] }), address.name == name, address.directory == directory {
+            return address.url
+        }
+        let url = directory.appendingPathComponent(name, isDirectory: false).appendingPathExtension("json")
+        made.withLock { $0[key] = (directory, name, url, url.path) }
+        return url
+    }
+
+    /// `url.path`, for `type`'s archive at `url`.
+    static func path(of url: URL, for type: Any.Type) -> String {
+        guard let address = made.withLock({ $0[ObjectIdentifier(type)] }), address.url == url else { return url.path }
+        return address.path
+    }
+}
+
+// MARK: - Evolution
+
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads).
+///
+/// Read when a file is decoded, not when an archive is made: most operations decode nothing.
+struct ArchiveEvolution<Value: Codable>: Sendable {
+    private let declarations: (@Sendable () -> Declarations)?
+    /// The encoding of a settings call's default value: it fills what a record still lacks after the declarations.
+    private(set) var fallback: Data?
+
+    fileprivate struct Declarations {
+        var defaults: (any Encodable)?
+        var migrations: [ArchiveMigration<Value>]
+        var skipsUnreadable: Bool
+    }
+
+    static var none: Self { Self(declarations: nil) }
+
+    func filling(from encoding: Data) -> Self {
+        var filling = self
+        filling.fallback = encoding
+        return filling
+    }
+
+    var migrations: [ArchiveMigration<Value>] { declarations?().migrations ?? [] }
+
+    var isEmpty: Bool {
+        guard fallback == nil, let declared = declarations?() else { return fallback == nil }
+        return declared.defaults == nil && declared.migrations.isEmpty
+    }
+
+    var skipsUnreadable: Bool { declarations?().skipsUnreadable ?? false }
+
+    func encodedDefaults(with encoder: JSONEncoder) throws -> Data? {
+        try declarations?().defaults.map { try encoder.encode($0) }
+    }
+
+    /// What `type` declares when it is ``Persistible``, looked up at run time so that generic code honors it too.
+    static func declared(by type: Value.Type) -> Self {
+        guard let persistible = type as? any Persistible.Type else { return .none }
+        return declared(persistible)
+    }
+
+    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+        Self(declarations: Declared<Declaring, Value>().read)
+    }
+}
+
+extension ArchiveEvolution where Value: Persistible {
+    static var declared: Self { declared(Value.self) }
+}
+
+/// A generic type rather than a closure, so that no metatype is captured.
+private struct Declared<Declaring: Persistible, Value: Codable>: Sendable {
+    @Sendable func read() -> ArchiveEvolution<Value>.Declarations {
+        ArchiveEvolution<Value>.Declarations(
+            defaults: Declaring.archiveDefaults.flatMap { $0 as? any Encodable },
+            migrations: Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? [],
+            skipsUnreadable: Declaring.archiveSkipsUnreadableRecords
+        )
+    }
+}
