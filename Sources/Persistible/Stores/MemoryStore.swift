@@ -1,8 +1,7 @@
 import Foundation
 
-/// A store that keeps its records in memory: for tests, previews, and drafts made by ``Store/makeChild()``.
-///
-/// It behaves as a ``FileStore`` does, record for record, but keeps nothing when the process ends.
+/// A store that keeps its records in memory, as a ``FileStore`` does in its file: for tests, previews, and drafts
+/// made by ``Store/makeChild()``.
 ///
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: every read and write holds its
 /// lock.
@@ -100,24 +99,16 @@ extension MemoryStore: Sendable where Object: Sendable {}
 // MARK: - Child stores
 
 extension Store {
-    /// A draft: a copy of the records in memory, whose changes reach this store only through ``Store/merge(_:)-5fk7r``.
-    ///
-    /// Edit the draft as freely as any store; drop it to discard the changes.
-    ///
-    /// ```swift
-    /// let draft = try store.makeChild()
-    /// try draft.insert(newMovie)
-    /// if userConfirmed { try store.merge(draft) }
-    /// ```
+    /// A draft: a copy of the records in memory, whose changes reach this store only through
+    /// ``Store/merge(_:)-5fk7r``; drop it to discard them (see <doc:StoresAndQueries#Drafts>).
     public func makeChild() throws -> MemoryStore<Object> {
         MemoryStore(asStored: try all(), changes: [])
     }
 
     /// Applies the changes made to `child` since it was made (or last merged), in one write.
     ///
-    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>): a
-    /// record the draft deleted that the store no longer holds stays deleted; one the draft changed that the store
-    /// has since deleted comes back. After a merge, the draft starts recording anew.
+    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>).
+    /// After a merge, the draft starts recording anew.
     ///
     /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
     ///   keeps its changes for another try.

@@ -20,12 +20,6 @@ public enum ArchiveChange<Value> {
 
     /// The values the file holds: none when there is no file.
     ///
-    /// ```swift
-    /// for await change in Person.changes() {
-    ///     let people = try change.values()
-    /// }
-    /// ```
-    ///
     /// - Returns: The values in order, one for a single value, or none for ``noFile``.
     /// - Throws: The ``PersistenceError`` of a ``failure(_:)``.
     public func values() throws(PersistenceError) -> [Value] {

@@ -66,12 +66,7 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// ```swift
     /// for await change in Settings.changes() {
-    ///     switch change {
-    ///     case .contents(.single(let settings)): apply(settings)
-    ///     case .contents(.array): print("Settings.json holds a list")
-    ///     case .noFile: apply(.defaults)
-    ///     case .failure(let error): print(error) // Keeps the settings it has, and goes on watching.
-    ///     }
+    ///     if case .contents(.single(let settings)) = change { apply(settings) }
     /// }
     /// ```
     ///

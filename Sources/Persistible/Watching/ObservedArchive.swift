@@ -7,21 +7,10 @@ import Observation
 ///
 /// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
 /// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
-/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it.
-///
-/// ```swift
-/// struct PeopleView: View {
-///     @State private var people = ObservedArchive<Person>()
-///
-///     var body: some View {
-///         List(people.values, id: \.name) { person in Text(person.name) }
-///         Button("Add Kofi") { try? people.save(Person(name: "Kofi", age: 40, school: "Achimota")) }
-///     }
-/// }
-/// ```
-///
-/// The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
-/// ``withArchiveDirectory(_:operation:)`` to show a file there. More in <doc:Watching>.
+/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. The
+/// watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
+/// ``withArchiveDirectory(_:operation:)`` to show a file there. <doc:Watching#An-observable-value-for-apps> has
+/// examples.
 ///
 /// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
 /// off the main actor with a ``FileStore`` and its `async` operations.
@@ -76,7 +65,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Changes the single value the file holds, or `defaultValue` when there is no file, as
     /// ``Persistible/update(default:_:)`` does under the file's lock, and shows the result: the way to change
-    /// settings (<doc:Watching> has an example).
+    /// settings.
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
@@ -116,16 +105,9 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
     /// shows the result. The file holds an array afterwards, as every store write leaves it.
     ///
-    /// ```swift
-    /// try people.write { writer in
-    ///     for person in writer.all() where person.age > 99 { writer.delete(person) }
-    /// }
-    /// ```
-    ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.
-    /// - Throws: ``PersistenceError`` if the file cannot be read or written, or what `body` throws; the file is then
-    ///   as it was.
+    /// - Throws: What ``Store/write(_:)-7q86h`` throws; the file is then as it was.
     @discardableResult
     public func write<Result>(_ body: (inout StoreWriter<Value>) throws -> Result) throws -> Result {
         try writing { try FileStore<Value>().write(body) }
