@@ -9,7 +9,7 @@ public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
     /// The change sequences iterating now, woken after each write that changes something.
-    let observers = Locked<[UInt64: ChangeSignal]>([:])
+    let observers = Locked<[ObjectIdentifier: ChangeSignal]>([:])
 
     /// Creates an empty store.
     public init() {

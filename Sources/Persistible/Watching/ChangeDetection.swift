@@ -4,16 +4,12 @@ import Foundation
 ///
 /// <doc:Watching#How-changes-are-noticed> says what each sees and costs, and when to choose polling.
 public struct ChangeDetection: Sendable, Hashable {
-    enum Method: Hashable, Sendable {
-        case events
-        case polling(Duration)
-    }
-
-    let method: Method
+    /// How often to poll, or `nil` for events.
+    let pollingInterval: Duration?
 
     /// The platform's file system events: inotify on Linux, kqueue on Apple platforms; where there are none, or the
     /// system refuses another watch, the sequence polls at ``defaultPollingInterval``.
-    public static let events = ChangeDetection(method: .events)
+    public static let events = ChangeDetection(pollingInterval: nil)
 
     /// Polls the status of the file, and of the links that lead to it, every `interval`, and reads the file when it
     /// changed; a state that stays on disk for less than `interval` may be missed.
@@ -21,7 +17,7 @@ public struct ChangeDetection: Sendable, Hashable {
     /// - Parameter interval: How often to look; it must be positive.
     public static func polling(every interval: Duration) -> ChangeDetection {
         precondition(interval > .zero, "a polling interval must be positive")
-        return ChangeDetection(method: .polling(interval))
+        return ChangeDetection(pollingInterval: interval)
     }
 
     /// How often ``events`` polls where it cannot have events: one second.

@@ -16,15 +16,15 @@ protocol ChangeSource: AnyObject, Sendable {
 ///
 /// Nothing is queued: however many changes come between two calls to `next`, the second reads once, so a slow
 /// consumer costs no memory and never falls behind.
-struct ChangeLoop<Element, Version: Equatable> {
+struct ChangeLoop<Element> {
     let source: any ChangeSource
     let coalescingInterval: Duration
-    let read: () -> (Element, Version)
-    private var last: Version?
+    let read: () -> (Element, WatchedVersion)
+    private var last: WatchedVersion?
     private var lastRead: ContinuousClock.Instant?
     private var finished = false
 
-    init(source: any ChangeSource, coalescingInterval: Duration, read: @escaping () -> (Element, Version)) {
+    init(source: any ChangeSource, coalescingInterval: Duration, read: @escaping () -> (Element, WatchedVersion)) {
         self.source = source
         self.coalescingInterval = coalescingInterval
         self.read = read
@@ -80,12 +80,10 @@ final class ChangeSignal: Sendable {
 
     /// Says that something may have changed; safe to call from any thread.
     func notify() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state.waiter = nil }
+        state.withLock { state in
             if state.waiter == nil { state.pending = true }
-            return state.waiter
-        }
-        waiter?.resume()
+            return state.waiter.take()
+        }?.resume()
     }
 
     /// Forgets earlier notifications, just before a read.
@@ -108,11 +106,7 @@ final class ChangeSignal: Sendable {
                 if now { continuation.resume() }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
+            state.withLock { $0.waiter.take() }?.resume()
         }
     }
 }

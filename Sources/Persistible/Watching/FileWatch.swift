@@ -4,7 +4,7 @@ import Foundation
 final class FileWatch: ChangeSource {
     let path: String
     private let signal = ChangeSignal()
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     private struct State: Sendable {
         var events: FileEvents?
@@ -17,8 +17,7 @@ final class FileWatch: ChangeSource {
 
     init(path: String, detection: ChangeDetection) {
         self.path = path
-        guard case .polling(let interval) = detection.method else { return }
-        state.withLock { $0.interval = interval }
+        state = Locked(State(interval: detection.pollingInterval))
     }
 
     deinit {
@@ -57,11 +56,7 @@ final class FileWatch: ChangeSource {
     }
 
     func close() {
-        let events = state.withLock { state in
-            defer { state.events = nil }
-            return state.events
-        }
-        events?.cancel()
+        state.withLock { $0.events.take() }?.cancel()
     }
 
     /// Watches the entries the path now leads through, if they changed or a watch was lost; polls instead if the

@@ -41,19 +41,14 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
 
     /// Yields the records, once at first and then after each change.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var loop: ChangeLoop<Result<[Object], PersistenceError>, WatchedVersion>
+        var loop: ChangeLoop<Element>
 
-        /// The records now, first; after that, the records after the next change.
-        ///
-        /// - Returns: The next element, or `nil` once the task is cancelled.
+        /// The records now, first, then after each change; `nil` once the task is cancelled.
         public mutating func next() async -> Result<[Object], PersistenceError>? {
             await loop.next(isolation: nil)
         }
 
         /// The same as ``next()``, run in `actor`'s isolation.
-        ///
-        /// - Parameter actor: The actor the iteration runs on.
-        /// - Returns: The next element, or `nil` once the task is cancelled.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Result<[Object], PersistenceError>? {
             await loop.next(isolation: actor)
@@ -67,11 +62,10 @@ extension StoreChanges.Origin: Sendable where Object: Sendable {}
 
 /// Wakes a memory store's change sequence after each of the store's writes.
 final class MemoryWatch: ChangeSource {
-    private let observers: Locked<[UInt64: ChangeSignal]>
     private let signal = ChangeSignal()
-    private let key = UInt64.random(in: 0...UInt64.max)
+    private let observers: Locked<[ObjectIdentifier: ChangeSignal]>
 
-    init(_ observers: Locked<[UInt64: ChangeSignal]>) {
+    init(_ observers: Locked<[ObjectIdentifier: ChangeSignal]>) {
         self.observers = observers
     }
 
@@ -80,8 +74,7 @@ final class MemoryWatch: ChangeSource {
     }
 
     func start() {
-        let signal = signal
-        observers.withLock { $0[key] = signal }
+        observers.withLock { [signal] in $0[ObjectIdentifier(signal)] = signal }
     }
 
     func waitForChange() async -> Bool {
@@ -94,7 +87,7 @@ final class MemoryWatch: ChangeSource {
     }
 
     func close() {
-        observers.withLock { $0[key] = nil }
+        observers.withLock { [signal] in $0[ObjectIdentifier(signal)] = nil }
     }
 }
 
@@ -120,13 +113,11 @@ extension FileStore {
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        let changes = ArchiveChanges(
-            archive: invalid.map { .failure($0) } ?? .success(archive),
-            path: url.path,
-            detection: detection,
+        let file = ArchiveChanges(
+            archive: invalid.map { .failure($0) } ?? .success(archive), path: url.path, detection: detection,
             coalescingInterval: coalescingInterval
         )
-        return StoreChanges(origin: .file(changes))
+        return StoreChanges(origin: .file(file))
     }
 }
 
