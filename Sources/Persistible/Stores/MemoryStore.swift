@@ -9,7 +9,7 @@ public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
     /// The change sequences iterating now, woken after each write that changes something.
-    let observers = Locked<[ObjectIdentifier: ChangeSignal]>([:])
+    let observers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
 
     /// Creates an empty store.
     public init() {
@@ -43,7 +43,7 @@ public final class MemoryStore<Object: Hashable>: Store {
             }
             return result
         }
-        for signal in observers.withLock({ Array($0.values) }) { signal.notify() }
+        for notify in observers.withLock({ Array($0.values) }) { notify() }
         return result
     }
 
@@ -71,9 +71,9 @@ public final class MemoryStore<Object: Hashable>: Store {
 extension MemoryStore {
     struct State {
         var records: [Object]
-        /// What was changed, for a draft; `nil` for a store that is not one.
+        /// What was changed, for a draft only.
         var changes: Changes?
-        /// How many writes changed the records, so that a change sequence can tell a new state from one it yielded.
+        /// Counts the writes that changed the records, so that a change sequence can tell a new state.
         var version: UInt64 = 0
     }
 

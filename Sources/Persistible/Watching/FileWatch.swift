@@ -35,10 +35,7 @@ final class FileWatch: ChangeSource {
     }
 
     func waitForChange() async -> Bool {
-        guard let interval = state.withLock({ $0.interval }) else {
-            await signal.wait()
-            return !Task.isCancelled
-        }
+        guard let interval = state.withLock({ $0.interval }) else { return await signal.waitForChange() }
         while true {
             guard (try? await Task.sleep(for: interval)) != nil else { return false }
             let now = statuses()
@@ -47,7 +44,7 @@ final class FileWatch: ChangeSource {
     }
 
     func prepareRead() {
-        signal.clear()
+        signal.prepareRead()
         renew()
         if state.withLock({ $0.interval != nil }) {
             let statuses = statuses()

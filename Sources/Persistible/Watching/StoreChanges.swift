@@ -32,7 +32,8 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
                 Result { () throws(PersistenceError) in try change.values() }
             })
         case .memory(let store):
-            return AsyncIterator(loop: ChangeLoop(source: MemoryWatch(store.observers), coalescingInterval: .zero) {
+            let signal = ChangeSignal(observers: store.observers)
+            return AsyncIterator(loop: ChangeLoop(source: signal, coalescingInterval: .zero) {
                 let (records, version) = store.versionedRecords()
                 return (.success(records), .written(version))
             })
@@ -59,37 +60,6 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
 extension StoreChanges: Sendable where Object: Sendable {}
 
 extension StoreChanges.Origin: Sendable where Object: Sendable {}
-
-/// Wakes a memory store's change sequence after each of the store's writes.
-final class MemoryWatch: ChangeSource {
-    private let signal = ChangeSignal()
-    private let observers: Locked<[ObjectIdentifier: ChangeSignal]>
-
-    init(_ observers: Locked<[ObjectIdentifier: ChangeSignal]>) {
-        self.observers = observers
-    }
-
-    deinit {
-        close()
-    }
-
-    func start() {
-        observers.withLock { [signal] in $0[ObjectIdentifier(signal)] = signal }
-    }
-
-    func waitForChange() async -> Bool {
-        await signal.wait()
-        return !Task.isCancelled
-    }
-
-    func prepareRead() {
-        signal.clear()
-    }
-
-    func close() {
-        observers.withLock { [signal] in $0[ObjectIdentifier(signal)] = nil }
-    }
-}
 
 // MARK: - Watch
 
