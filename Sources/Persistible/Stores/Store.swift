@@ -16,14 +16,11 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable
 
-    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does.
-    ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read, or what `body` throws.
+    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does, and throws what it throws.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does.
-    ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, or what `body` throws.
+    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does, and
+    /// throws what it throws.
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 

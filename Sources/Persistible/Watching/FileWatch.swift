@@ -26,8 +26,7 @@ final class FileWatch: ChangeSource {
 
     func start() {
         guard state.withLock({ $0.interval == nil }) else { return }
-        let signal = signal
-        let events = FileEvents(notify: { signal.notify() })
+        let events = FileEvents(notify: signal.notify)
         state.withLock { state in
             state.events = events
             if events == nil { state.interval = ChangeDetection.defaultPollingInterval }

@@ -7,8 +7,8 @@ import Observation
 ///
 /// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
 /// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
-/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. The
-/// watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
+/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. A write
+/// that throws leaves the file as it was. The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
 /// ``withArchiveDirectory(_:operation:)`` to show a file there. <doc:Watching#An-observable-value-for-apps> has
 /// examples.
 ///
@@ -72,8 +72,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
-    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws. The
-    ///   file is then as it was.
+    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,
@@ -86,7 +85,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///
     /// - Parameter value: The value to save.
     /// - Returns: Whether anything was written.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
     @discardableResult
     public func save(_ value: Value) throws -> Bool {
         try writing { try value.saveToFile() }
@@ -96,7 +95,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///
     /// - Parameter values: The values to save.
     /// - Returns: How many values were added or replaced.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
     @discardableResult
     public func save(_ values: [Value]) throws -> Int {
         try writing { try values.saveToFile() }
@@ -107,7 +106,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.
-    /// - Throws: What ``Store/write(_:)-7q86h`` throws; the file is then as it was.
+    /// - Throws: What ``Store/write(_:)-7q86h`` throws.
     @discardableResult
     public func write<Result>(_ body: (inout StoreWriter<Value>) throws -> Result) throws -> Result {
         try writing { try FileStore<Value>().write(body) }
@@ -115,8 +114,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
     ///
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the file
-    ///   cannot be removed.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot.
     public func deleteFile() throws {
         try writing { try Value.deleteFile() }
     }
