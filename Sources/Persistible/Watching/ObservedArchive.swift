@@ -8,9 +8,9 @@ import Observation
 /// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
 /// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
 /// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. A write
-/// that throws leaves the file as it was. The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
-/// ``withArchiveDirectory(_:operation:)`` to show a file there. <doc:Watching#An-observable-value-for-apps> has
-/// examples.
+/// that throws leaves the file as it was. The watch ends when the object is released. ``Persistible/archiveUrl`` is
+/// read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show a file there.
+/// <doc:Watching#An-observable-value-for-apps> has examples.
 ///
 /// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
 /// off the main actor with a ``FileStore`` and its `async` operations.

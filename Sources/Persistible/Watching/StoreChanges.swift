@@ -16,8 +16,8 @@ import Foundation
 public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     public typealias Element = Result<[Object], PersistenceError>
 
+    /// The file's sequence, whose elements become records, or the memory store.
     enum Origin {
-        /// The sequence of the store's file, whose elements become records.
         case file(ArchiveChanges<Object>)
         case memory(MemoryStore<Object>)
     }
