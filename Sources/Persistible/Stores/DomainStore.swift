@@ -5,31 +5,8 @@ import Foundation
 /// The domain value can be whatever the app works with best (enums rather than strings, no optionals where there
 /// is always a value) while the file holds a plain representation that changes only when the file format does.
 /// Converting to the stored form always succeeds; converting back may not, for a record that this version does
-/// not understand, and then the store skips the record.
-///
-/// A changed record keeps, as stored, what the conversion there and back does not keep; see
-/// <doc:StoresAndQueries#Domain-values-and-their-stored-form>.
-///
-/// ```swift
-/// struct User: Hashable, Identifiable, StoredRepresentable {
-///     struct Stored: Codable, Hashable, Identifiable {
-///         var id: String { username }
-///         var username: String
-///         var role: String
-///     }
-///
-///     var username: String
-///     var role: UserRole
-///     var id: String { username }
-///
-///     var stored: Stored { Stored(username: username, role: role.rawValue) }
-///
-///     init?(stored: Stored) {
-///         username = stored.username
-///         role = UserRole(rawValue: stored.role) ?? .unknown
-///     }
-/// }
-/// ```
+/// not understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form>
+/// has an example, and says what a changed record keeps of its stored form.
 public protocol StoredRepresentable: Hashable {
     /// The form the file holds.
     associatedtype Stored: Codable & Hashable
@@ -48,12 +25,10 @@ public protocol StoredRepresentable: Hashable {
 /// Every operation of ``Store`` works on the domain values, matched by the domain value's identity. The file is a
 /// ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and guarantees. A stored record that does
 /// not convert is skipped by reads, kept by writes and listed by ``unconvertibleRecords()``; `synchronize(with:)`
-/// and `replaceAll(with:)` remove it. What a changed record keeps of its stored form is in
-/// <doc:StoresAndQueries#Domain-values-and-their-stored-form>.
+/// and `replaceAll(with:)` remove it.
 ///
 /// ```swift
 /// let users = DomainStore<User>(url: usersFile)
-/// try users.insert(User(username: "amy", role: .admin))
 /// let admins = try users.filter(where: \.role == .admin).result()
 /// ```
 ///
@@ -87,8 +62,7 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
     }
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
-        let identity = identity
-        return try storage.writeRecords { storedWriter in
+        try storage.writeRecords { storedWriter in
             let stored = storedWriter.all()
             let converted = stored.map(Object.init(stored:))
             // The stored position of each record the domain writer holds.
@@ -97,8 +71,8 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             writer.unconvertible = stored.count - readable.count
             let result = try body(&writer)
             // Only `synchronize(with:)` removes the unconvertible records: it makes the store hold exactly its values.
-            let keepsUnconvertible = !writer.resynchronized
-            guard writer.plan.hasChanges || (!keepsUnconvertible && writer.unconvertible > 0) else { return result }
+            var unconvertible = writer.resynchronized ? [] : stored.indices.filter { converted[$0] == nil }[...]
+            guard writer.plan.hasChanges || unconvertible.count < writer.unconvertible else { return result }
 
             // The stored records the write leaves, matched by where they came from, never by the stored form's
             // identity, so that a record stored several times, or whose stored type is identified by its whole
@@ -107,40 +81,30 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             var records: [Object.Stored] = []
             var sources: [RecordSource] = []
             var originals: [Int: Object.Stored] = [:]
-            var passed = 0
-            // Keeps where they stand the unconvertible records before `end` not yet passed. But after a synchronize,
-            // the writer keeps the stored order and appends new records, so the passes run in stored order.
-            func pass(to end: Int) {
-                if keepsUnconvertible, passed < end {
-                    for position in passed..<end where converted[position] == nil {
-                        records.append(stored[position])
-                        sources.append(.unchanged(position))
-                    }
-                }
-                passed = max(passed, end)
-            }
             for (record, source) in zip(writer.plan.records, writer.plan.recordSources) {
-                switch source {
-                case .unchanged(let index), .changed(let index):
-                    let position = readable[index]
-                    pass(to: position)
-                    // A record whose domain value did not change keeps its stored form, even where the conversion
-                    // is not exact both ways.
-                    if record == converted[position] {
-                        records.append(stored[position])
-                        sources.append(.unchanged(position))
-                    } else {
-                        records.append(record.stored)
-                        sources.append(.changed(position))
-                        originals[position] = converted[position]!.stored
-                    }
-                case .new:
-                    pass(to: stored.count)
+                let position: Int? = switch source {
+                case .unchanged(let index), .changed(let index): readable[index]
+                case .new: nil
+                }
+                // The unconvertible records keep their place among the stored ones; new records come after them.
+                while let kept = unconvertible.first, kept < position ?? stored.count {
+                    unconvertible.removeFirst()
+                    records.append(stored[kept])
+                    sources.append(.unchanged(kept))
+                }
+                // A record whose domain value did not change keeps its stored form, even where the conversion is
+                // not exact both ways.
+                if let position, record == converted[position] {
+                    records.append(stored[position])
+                    sources.append(.unchanged(position))
+                } else {
                     records.append(record.stored)
-                    sources.append(.new)
+                    sources.append(position.map { .changed($0) } ?? .new)
+                    if let position { originals[position] = converted[position]!.stored }
                 }
             }
-            pass(to: stored.count)
+            records += unconvertible.map { stored[$0] }
+            sources += unconvertible.map { .unchanged($0) }
             storedWriter.plan.replaceRecords(records, sources: sources, originals: originals)
             return result
         }

@@ -1,9 +1,7 @@
 /// Reads the value at a key path, directly from memory when the key path names a stored property of a struct.
 ///
-/// Reading through `object[keyPath:]` calls into the runtime each time, several times the cost of the comparison
-/// a query then makes. For a stored property, `MemoryLayout.offset(of:)` gives the property's place in the value
-/// once, and each read is a load from there. Computed properties, class instances and optional chains have no
-/// offset and are read through the key path.
+/// `object[keyPath:]` calls into the runtime each time, several times the cost of the comparison; a stored
+/// property's `MemoryLayout.offset(of:)` makes each read a load. Other key paths are read through the runtime.
 @usableFromInline
 struct FieldReader<Object, Value>: Sendable {
     @usableFromInline let keyPath: KeyPath<Object, Value> & Sendable
@@ -15,8 +13,7 @@ struct FieldReader<Object, Value>: Sendable {
         offset = MemoryLayout<Object>.offset(of: keyPath)
     }
 
-    /// The value in the record at `record`, read in place: the record itself is not copied, so its other
-    /// references are not retained and released for each read.
+    /// The value in the record at `record`, read in place, so that its other references are not retained.
     @inlinable
     func read(at record: UnsafePointer<Object>) -> Value {
         guard let offset else { return record.pointee[keyPath: keyPath] }
@@ -26,8 +23,7 @@ struct FieldReader<Object, Value>: Sendable {
 }
 
 extension FieldReader where Value: Comparable & Sendable {
-    /// A sort by this field, for a query: given all the records and some of their positions, those positions in
-    /// order, stably.
+    /// A stable sort by this field of the given positions of the records.
     @inlinable
     func sort(_ order: StoreSortOrder) -> @Sendable ([Object], [Int]) -> [Int] {
         let ascending = order == .ascending

@@ -12,7 +12,7 @@ import Foundation
 /// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     let archive: Archive<Object>
-    /// The error every operation throws, when the store was made for a type whose file name is invalid.
+    /// The error every operation throws, for a type whose file name is invalid.
     private(set) var invalid: PersistenceError?
 
     /// A store in the file at `url`.
@@ -22,11 +22,10 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     ///   - encoder: The encoder that writes the file; the default pretty-prints with sorted keys.
     ///   - decoder: The decoder that reads it.
     ///   - durability: Whether a write waits for the disk; see ``Durability``.
-    ///   - cachesRecords: Whether this process keeps the records in memory between operations, as
-    ///     ``Persistible/cachesArchive`` describes.
-    ///   - lockTimeout: How long a write may wait for another writer to let go of the file's lock, as
-    ///     ``Persistible/archiveLockTimeout`` describes; `nil`, the default, waits as long as it takes. A write that
-    ///     waits that long throws ``PersistenceError/Reason/lockHeld(processID:)``.
+    ///   - cachesRecords: Whether this process keeps the records in memory between operations; see
+    ///     ``Persistible/cachesArchive``.
+    ///   - lockTimeout: How long a write may wait for another writer's lock before it throws
+    ///     ``PersistenceError/Reason/lockHeld(processID:)``; `nil`, the default, waits as long as it takes.
     public init(
         url: URL,
         encoder: JSONEncoder = ArchiveFormat.encoder,
@@ -69,7 +68,6 @@ extension FileStore {
     /// Reads the file record by record and returns what decodes and what does not, as
     /// ``Persistible/salvageFile()`` does; writes nothing.
     ///
-    /// - Returns: The readable records, in stored order, and the unreadable ones.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or
     ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it.
     public func salvageFile() throws -> SalvagedRecords<Object> {
@@ -77,10 +75,9 @@ extension FileStore {
         return try archive.salvage()
     }
 
-    /// The records of the file that no version of its type reads, which reads skip and writes keep as they are, as
-    /// ``Persistible/unreadableRecords()`` returns them.
+    /// The records of the file that no version of its type reads, in stored order, which reads skip and writes keep
+    /// as they are, as ``Persistible/unreadableRecords()`` returns them.
     ///
-    /// - Returns: The records no version reads, in stored order; none when there is no file.
     /// - Throws: ``PersistenceError``, as the store's reads do.
     public func unreadableRecords() throws -> [UnreadableRecord] {
         if let invalid { throw invalid }
@@ -91,10 +88,8 @@ extension FileStore {
     /// ``Persistible/moveFileAside()`` does; afterwards the store is empty.
     ///
     /// - Returns: The file's new location.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, and
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` or
-    ///   ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the system refuses, as
-    ///   ``Persistible/moveFileAside()`` describes.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or the
+    ///   errors ``Persistible/moveFileAside()`` lists if the system refuses.
     @discardableResult
     public func moveFileAside() throws -> URL {
         if let invalid { throw invalid }

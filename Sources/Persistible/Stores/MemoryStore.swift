@@ -1,8 +1,7 @@
 import Foundation
 
-/// A store that keeps its records in memory: for tests, previews, and drafts made by ``Store/makeChild()``.
-///
-/// It behaves as a ``FileStore`` does, record for record, but keeps nothing when the process ends.
+/// A store that keeps its records in memory, as a ``FileStore`` does in its file: for tests, previews, and drafts
+/// made by ``Store/makeChild()``.
 ///
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: every read and write holds its
 /// lock.
@@ -10,7 +9,7 @@ public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
     /// The change sequences iterating now, woken after each write that changes something.
-    let observers = Locked<[UInt64: ChangeSignal]>([:])
+    let observers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
 
     /// Creates an empty store.
     public init() {
@@ -44,7 +43,7 @@ public final class MemoryStore<Object: Hashable>: Store {
             }
             return result
         }
-        for signal in observers.withLock({ Array($0.values) }) { signal.notify() }
+        for notify in observers.withLock({ Array($0.values) }) { notify() }
         return result
     }
 
@@ -72,9 +71,9 @@ public final class MemoryStore<Object: Hashable>: Store {
 extension MemoryStore {
     struct State {
         var records: [Object]
-        /// What was changed, for a draft; `nil` for a store that is not one.
+        /// What was changed, for a draft only.
         var changes: Changes?
-        /// How many writes changed the records, so that a change sequence can tell a new state from one it yielded.
+        /// Counts the writes that changed the records, so that a change sequence can tell a new state.
         var version: UInt64 = 0
     }
 
@@ -100,24 +99,16 @@ extension MemoryStore: Sendable where Object: Sendable {}
 // MARK: - Child stores
 
 extension Store {
-    /// A draft: a copy of the records in memory, whose changes reach this store only through ``Store/merge(_:)-5fk7r``.
-    ///
-    /// Edit the draft as freely as any store; drop it to discard the changes.
-    ///
-    /// ```swift
-    /// let draft = try store.makeChild()
-    /// try draft.insert(newMovie)
-    /// if userConfirmed { try store.merge(draft) }
-    /// ```
+    /// A draft: a copy of the records in memory, whose changes reach this store only through
+    /// ``Store/merge(_:)-5fk7r``; drop it to discard them (see <doc:StoresAndQueries#Drafts>).
     public func makeChild() throws -> MemoryStore<Object> {
         MemoryStore(asStored: try all(), changes: [])
     }
 
     /// Applies the changes made to `child` since it was made (or last merged), in one write.
     ///
-    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>): a
-    /// record the draft deleted that the store no longer holds stays deleted; one the draft changed that the store
-    /// has since deleted comes back. After a merge, the draft starts recording anew.
+    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>).
+    /// After a merge, the draft starts recording anew.
     ///
     /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
     ///   keeps its changes for another try.

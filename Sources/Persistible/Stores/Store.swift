@@ -4,8 +4,8 @@ import Foundation
 ///
 /// A store holds records in order. A record's identity is its `id` if its type is `Identifiable`, else its whole
 /// value: inserting a record whose identity is stored replaces that record where it stands (see
-/// <doc:StoresAndQueries>). Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the two
-/// requirements carry.
+/// <doc:StoresAndQueries#Identity>). Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the
+/// two requirements carry.
 ///
 /// ```swift
 /// let store = FileStore<Movie>()
@@ -16,14 +16,11 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable
 
-    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does.
-    ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read, or what `body` throws.
+    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does, and throws what it throws.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does.
-    ///
-    /// - Throws: ``PersistenceError`` if the records cannot be read or stored, or what `body` throws.
+    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does, and
+    /// throws what it throws.
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 
@@ -50,20 +47,11 @@ extension Store {
         try readRecords(body)
     }
 
-    /// Runs `body` with the records, then stores everything it changed in one atomic write.
+    /// Runs `body` with the records, then stores everything it changed in one atomic write
+    /// (<doc:StoresAndQueries#Write-blocks> has an example).
     ///
     /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
     /// store can start, in this process or in another, so a read-modify-write never loses another writer's change.
-    ///
-    /// ```swift
-    /// try store.write { writer in
-    ///     for movie in writer.all() where movie.budget < 1_000_000 {
-    ///         writer.delete(movie)
-    ///     }
-    ///     writer.insert(newMovie)
-    /// }
-    /// ```
-    ///
     /// Records the block does not change keep their stored bytes, and a changed one keeps what its type does not
     /// read (see <doc:ModelEvolution>).
     ///
@@ -113,10 +101,6 @@ extension Store {
 
     /// Makes the store hold exactly `objects`, in their order, in one write, and reports what changed: how to
     /// mirror a server's collection.
-    ///
-    /// ```swift
-    /// let changes = try store.synchronize(with: downloadedMovies)
-    /// ```
     @discardableResult
     public func synchronize(with objects: some Sequence<Object>) throws -> SynchronizeResult<Object> {
         try write { $0.synchronize(with: objects) }

@@ -3,11 +3,9 @@ import Foundation
 /// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
 ///
 /// Make one by comparing a key path with a value using `==`, `!=`, `<`, `<=`, `>` or `>=`, and combine them with
-/// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`. A Foundation `Predicate`
-/// made with `#Predicate` works too.
+/// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`, as a `#Predicate` can be.
 public struct StoreFilter<Object>: Sendable {
-    // Inlinable, like the query, so that the key paths are read directly in code specialized for the record type.
-    // It tests a record where it lies, so that a key path's field is read without copying the whole record.
+    // Inlinable, like the query, and testing a record where it lies, so that a field is read without a copy.
     @usableFromInline let test: @Sendable (UnsafePointer<Object>) throws -> Bool
 
     /// A filter that keeps the records for which `test` returns `true`.

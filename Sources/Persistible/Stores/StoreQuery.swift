@@ -10,16 +10,8 @@ public enum StoreSortOrder: Sendable, Hashable {
 
 /// A query on a store: which records, in which order, how many.
 ///
-/// Build one with `filter(where:)` and refine it; nothing is read until one of
-/// ``result()-6rszv``, ``first()-9esbr`` or ``count()-5kmyj`` runs it against the store as it is then.
-///
-/// ```swift
-/// let films = try store.filter(where: \.rating == .PG_13 && \.budget >= 10_000_000)
-///     .sorted(by: \.budget, inOrder: .descending)
-///     .sorted(by: \.title)
-///     .limit(10)
-///     .result()
-/// ```
+/// Build one with `filter(where:)` and refine it, as <doc:StoresAndQueries#Queries> shows; nothing is read until
+/// one of ``result()-6rszv``, ``first()-9esbr`` or ``count()-5kmyj`` runs it against the store as it is then.
 public struct StoreQuery<Base: Store> {
     public typealias Object = Base.Object
 
@@ -100,8 +92,7 @@ public struct StoreQuery<Base: Store> {
         try store.read { try selection(in: $0.all(), sorted: false).count }
     }
 
-    /// The positions of the records the query selects, after offset and limit; in its order when `sorted`, else in
-    /// stored order (for a count, which the order does not change).
+    /// The positions of the records the query selects, after offset and limit; in stored order unless `sorted`.
     @inlinable
     func selection(in records: [Object], sorted: Bool) throws -> ArraySlice<Int> {
         let sorts = sorted ? sorts : []
@@ -115,10 +106,8 @@ public struct StoreQuery<Base: Store> {
         return positions.dropFirst(offsetCount).prefix(limitCount ?? .max)
     }
 
-    /// The positions of the records that every filter keeps, in stored order.
-    ///
-    /// The records are visited in place: copying each one out, as a `for` loop over the array does, retains its
-    /// strings and other references, and on 100,000 decoded records that measured a quarter of the query's time.
+    /// The positions of the records that every filter keeps, in stored order. The records are visited in place:
+    /// copying each one out, as a `for` loop does, retains its references, a quarter of the time on 100,000 records.
     @inlinable
     func matchingPositions(in records: [Object], upTo needed: Int?) throws -> [Int] {
         try records.withUnsafeBufferPointer { records in

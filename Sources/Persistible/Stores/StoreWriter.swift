@@ -3,17 +3,13 @@ import Foundation
 /// The records of a store inside a `write(_:)` block, and the changes made to them.
 ///
 /// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
-/// it throws. Records keep their order: an insert of a new record appends it, and an insert or update of a stored
-/// record replaces it where it stands. How a file holding one identity several times is changed is in
-/// <doc:StoresAndQueries#Identity>.
+/// it throws. Records keep their order as <doc:StoresAndQueries#Identity> describes.
 public struct StoreWriter<Object: Hashable> {
-    /// The records and where each came from: the plan the store's write commits.
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
     /// How many stored records a ``DomainStore`` skipped as unconvertible, which `synchronize(with:)` removes.
     var unconvertible = 0
-    /// Whether `synchronize(with:)` made the records exactly some given objects, which removes the unconvertible.
     private(set) var resynchronized = false
 
     init(records: [Object], identity: RecordIdentity<Object>, location: URL) {
@@ -50,8 +46,7 @@ public struct StoreWriter<Object: Hashable> {
 
     // MARK: - Changing
 
-    /// Inserts `object`, replacing in place a stored record with the same identity, and removing any later
-    /// records with that identity.
+    /// Inserts `object`, replacing in place a stored record with the same identity.
     public mutating func insert(_ object: Object) {
         plan.insert(object)
     }
@@ -61,8 +56,7 @@ public struct StoreWriter<Object: Hashable> {
         for object in objects { insert(object) }
     }
 
-    /// Replaces the stored record with the same identity as `object`, and removes any later records with that
-    /// identity.
+    /// Replaces the stored record with the same identity as `object`.
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/recordNotFound(identity:)`` if no such
     ///   record is stored.
@@ -85,11 +79,8 @@ public struct StoreWriter<Object: Hashable> {
         plan.deleteAll()
     }
 
-    /// Makes the records exactly `objects`, in their order, and reports what changed.
-    ///
-    /// Of several objects with one identity, the last stands where the first stood, as if they were inserted one
-    /// after the other. In a ``DomainStore``, it removes the stored records that do not convert too, and counts
-    /// them in ``SynchronizeResult/removedUnconvertible``.
+    /// Makes the records exactly `objects`, in their order, and reports what changed; in a ``DomainStore``, it
+    /// removes the stored records that do not convert too.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
         resynchronized = true
@@ -103,3 +94,28 @@ public struct StoreWriter<Object: Hashable> {
         synchronize(with: objects)
     }
 }
+
+// MARK: - Synchronize result
+
+/// What `synchronize(with:)` changed.
+public struct SynchronizeResult<Object> {
+    /// The records that were not stored before, in the order given.
+    public var added: [Object] = []
+
+    /// The records whose identity was stored with another value, as they are now; always empty for types that are
+    /// not `Identifiable`, whose changed value is a record removed and another added.
+    public var updated: [Object] = []
+
+    /// The records that are no longer stored, in their old order.
+    public var removed: [Object] = []
+
+    /// How many stored records a ``DomainStore`` removed because no value could be made from them; else 0.
+    public var removedUnconvertible = 0
+
+    /// Whether the store already held exactly the given records.
+    public var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty && removedUnconvertible == 0 }
+}
+
+extension SynchronizeResult: Equatable where Object: Equatable {}
+
+extension SynchronizeResult: Sendable where Object: Sendable {}

@@ -20,12 +20,6 @@ public enum ArchiveChange<Value> {
 
     /// The values the file holds: none when there is no file.
     ///
-    /// ```swift
-    /// for await change in Person.changes() {
-    ///     let people = try change.values()
-    /// }
-    /// ```
-    ///
     /// - Returns: The values in order, one for a single value, or none for ``noFile``.
     /// - Throws: The ``PersistenceError`` of a ``failure(_:)``.
     public func values() throws(PersistenceError) -> [Value] {
@@ -51,20 +45,13 @@ enum WatchedVersion: Equatable, Sendable {
 }
 
 extension Archive {
-    /// What the file holds now, and the version it was read from; `result` holds the error of an invalid file name.
-    static func change(of result: Result<Archive, PersistenceError>) -> (ArchiveChange<Value>, WatchedVersion) {
-        switch result {
-        case .success(let archive): return archive.change()
-        case .failure(let error): return (.failure(error), .failed(error, nil))
-        }
-    }
-
-    func change() -> (ArchiveChange<Value>, WatchedVersion) {
+    /// What the file holds now, and the version it was read from; `archive` holds the error of an invalid file name.
+    static func change(of archive: Result<Archive, PersistenceError>) -> (ArchiveChange<Value>, WatchedVersion) {
         // Taken before reading: if the file changes in between, the version is the older one, and the next read,
         // which the change wakes, yields the newer contents rather than taking them for the same.
-        let before = FileIdentity.ofFile(atPath: url.path)
+        let before = (try? archive.get()).flatMap { FileIdentity.ofFile(atPath: $0.url.path) }
         do {
-            guard let state = try read() else { return (.noFile, .missing) }
+            guard let state = try archive.get().read() else { return (.noFile, .missing) }
             return (.contents(state.contents), .file(state.identity))
         } catch {
             return (.failure(error), .failed(error, before))

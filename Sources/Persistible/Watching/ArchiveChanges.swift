@@ -29,7 +29,7 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
     }
 
     /// The loop of this sequence, or of a store's over the same file, which makes its elements with `element`.
-    func loop<Output>(_ element: @escaping (ArchiveChange<Value>) -> Output) -> ChangeLoop<Output, WatchedVersion> {
+    func loop<Output>(_ element: @escaping (ArchiveChange<Value>) -> Output) -> ChangeLoop<Output> {
         let archive = archive
         return ChangeLoop(source: FileWatch(path: path, detection: detection), coalescingInterval: coalescingInterval) {
             let (change, version) = Archive.change(of: archive)
@@ -39,19 +39,14 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
 
     /// Yields what the file holds, once at first and then after each change.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var loop: ChangeLoop<ArchiveChange<Value>, WatchedVersion>
+        var loop: ChangeLoop<Element>
 
-        /// What the file holds now, first; after that, what it holds after the next change.
-        ///
-        /// - Returns: The next element, or `nil` once the task is cancelled.
+        /// What the file holds now, first, then after each change; `nil` once the task is cancelled.
         public mutating func next() async -> ArchiveChange<Value>? {
             await loop.next(isolation: nil)
         }
 
         /// The same as ``next()``, run in `actor`'s isolation.
-        ///
-        /// - Parameter actor: The actor the iteration runs on.
-        /// - Returns: The next element, or `nil` once the task is cancelled.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ArchiveChange<Value>? {
             await loop.next(isolation: actor)
@@ -66,12 +61,7 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// ```swift
     /// for await change in Settings.changes() {
-    ///     switch change {
-    ///     case .contents(.single(let settings)): apply(settings)
-    ///     case .contents(.array): print("Settings.json holds a list")
-    ///     case .noFile: apply(.defaults)
-    ///     case .failure(let error): print(error) // Keeps the settings it has, and goes on watching.
-    ///     }
+    ///     if case .contents(.single(let settings)) = change { apply(settings) }
     /// }
     /// ```
     ///
@@ -96,10 +86,8 @@ extension Persistible where Self: Codable & Hashable {
     ) -> ArchiveChanges<Self> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
         return ArchiveChanges(
-            archive: Result { () throws(PersistenceError) in try archive() },
-            path: archiveUrl.path,
-            detection: detection,
-            coalescingInterval: coalescingInterval
+            archive: Result { () throws(PersistenceError) in try archive() }, path: archiveUrl.path,
+            detection: detection, coalescingInterval: coalescingInterval
         )
     }
 

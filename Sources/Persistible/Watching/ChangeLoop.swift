@@ -1,6 +1,6 @@
 import Foundation
 
-/// What wakes a change sequence: a `FileWatch`, or a `MemoryWatch` for a memory store.
+/// What wakes a change sequence: a `FileWatch`, or for a memory store a `ChangeSignal` that the store's writes notify.
 protocol ChangeSource: AnyObject, Sendable {
     /// Begins watching; called once, before the first read, so that no change after that read goes unseen.
     func start()
@@ -16,15 +16,15 @@ protocol ChangeSource: AnyObject, Sendable {
 ///
 /// Nothing is queued: however many changes come between two calls to `next`, the second reads once, so a slow
 /// consumer costs no memory and never falls behind.
-struct ChangeLoop<Element, Version: Equatable> {
+struct ChangeLoop<Element> {
     let source: any ChangeSource
     let coalescingInterval: Duration
-    let read: () -> (Element, Version)
-    private var last: Version?
+    let read: () -> (Element, WatchedVersion)
+    private var last: WatchedVersion?
     private var lastRead: ContinuousClock.Instant?
     private var finished = false
 
-    init(source: any ChangeSource, coalescingInterval: Duration, read: @escaping () -> (Element, Version)) {
+    init(source: any ChangeSource, coalescingInterval: Duration, read: @escaping () -> (Element, WatchedVersion)) {
         self.source = source
         self.coalescingInterval = coalescingInterval
         self.read = read
@@ -70,31 +70,49 @@ struct ChangeLoop<Element, Version: Equatable> {
 ///
 /// Notifications that arrive while nobody waits are kept as one, which bounds a watch's memory whatever the writers
 /// do: the consumer then reads once and sees the latest state.
-final class ChangeSignal: Sendable {
+final class ChangeSignal: ChangeSource {
     private struct State: Sendable {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
     private let state = Locked(State())
+    /// For a memory store's sequence, the store's observers, which notify this signal from `start()` to `close()`.
+    private let observers: Locked<[ObjectIdentifier: @Sendable () -> Void]>?
+
+    init(observers: Locked<[ObjectIdentifier: @Sendable () -> Void]>? = nil) {
+        self.observers = observers
+    }
+
+    deinit {
+        close()
+    }
+
+    func start() {
+        // Weakly, so that a sequence dropped without ending leaves the store when its signal goes.
+        let notify: @Sendable () -> Void = { [weak self] in self?.notify() }
+        observers?.withLock { $0[ObjectIdentifier(self)] = notify }
+    }
+
+    func close() {
+        observers?.withLock { $0[ObjectIdentifier(self)] = nil }
+    }
 
     /// Says that something may have changed; safe to call from any thread.
     func notify() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state.waiter = nil }
+        state.withLock { state in
             if state.waiter == nil { state.pending = true }
-            return state.waiter
-        }
-        waiter?.resume()
+            return state.waiter.take()
+        }?.resume()
     }
 
     /// Forgets earlier notifications, just before a read.
-    func clear() {
+    func prepareRead() {
         state.withLock { $0.pending = false }
     }
 
-    /// Returns once notified (at once if a notification is pending) or when the task is cancelled.
-    func wait() async {
+    /// Returns `true` once notified (at once if a notification is pending), `false` when the task is cancelled.
+    func waitForChange() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
@@ -108,11 +126,8 @@ final class ChangeSignal: Sendable {
                 if now { continuation.resume() }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
+            state.withLock { $0.waiter.take() }?.resume()
         }
+        return !Task.isCancelled
     }
 }

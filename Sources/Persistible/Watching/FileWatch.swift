@@ -4,7 +4,7 @@ import Foundation
 final class FileWatch: ChangeSource {
     let path: String
     private let signal = ChangeSignal()
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     private struct State: Sendable {
         var events: FileEvents?
@@ -17,8 +17,7 @@ final class FileWatch: ChangeSource {
 
     init(path: String, detection: ChangeDetection) {
         self.path = path
-        guard case .polling(let interval) = detection.method else { return }
-        state.withLock { $0.interval = interval }
+        state = Locked(State(interval: detection.pollingInterval))
     }
 
     deinit {
@@ -27,8 +26,7 @@ final class FileWatch: ChangeSource {
 
     func start() {
         guard state.withLock({ $0.interval == nil }) else { return }
-        let signal = signal
-        let events = FileEvents(notify: { signal.notify() })
+        let events = FileEvents(notify: signal.notify)
         state.withLock { state in
             state.events = events
             if events == nil { state.interval = ChangeDetection.defaultPollingInterval }
@@ -36,10 +34,7 @@ final class FileWatch: ChangeSource {
     }
 
     func waitForChange() async -> Bool {
-        guard let interval = state.withLock({ $0.interval }) else {
-            await signal.wait()
-            return !Task.isCancelled
-        }
+        guard let interval = state.withLock({ $0.interval }) else { return await signal.waitForChange() }
         while true {
             guard (try? await Task.sleep(for: interval)) != nil else { return false }
             let now = statuses()
@@ -48,7 +43,7 @@ final class FileWatch: ChangeSource {
     }
 
     func prepareRead() {
-        signal.clear()
+        signal.prepareRead()
         renew()
         if state.withLock({ $0.interval != nil }) {
             let statuses = statuses()
@@ -57,11 +52,7 @@ final class FileWatch: ChangeSource {
     }
 
     func close() {
-        let events = state.withLock { state in
-            defer { state.events = nil }
-            return state.events
-        }
-        events?.cancel()
+        state.withLock { $0.events.take() }?.cancel()
     }
 
     /// Watches the entries the path now leads through, if they changed or a watch was lost; polls instead if the

@@ -7,21 +7,10 @@ import Observation
 ///
 /// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
 /// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
-/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it.
-///
-/// ```swift
-/// struct PeopleView: View {
-///     @State private var people = ObservedArchive<Person>()
-///
-///     var body: some View {
-///         List(people.values, id: \.name) { person in Text(person.name) }
-///         Button("Add Kofi") { try? people.save(Person(name: "Kofi", age: 40, school: "Achimota")) }
-///     }
-/// }
-/// ```
-///
-/// The watch ends when the object is released. ``Persistible/archiveUrl`` is read when it is made: make it inside
-/// ``withArchiveDirectory(_:operation:)`` to show a file there. More in <doc:Watching>.
+/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. A write
+/// that throws leaves the file as it was. The watch ends when the object is released. ``Persistible/archiveUrl`` is
+/// read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show a file there.
+/// <doc:Watching#An-observable-value-for-apps> has examples.
 ///
 /// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
 /// off the main actor with a ``FileStore`` and its `async` operations.
@@ -76,15 +65,14 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Changes the single value the file holds, or `defaultValue` when there is no file, as
     /// ``Persistible/update(default:_:)`` does under the file's lock, and shows the result: the way to change
-    /// settings (<doc:Watching> has an example).
+    /// settings.
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
-    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws. The
-    ///   file is then as it was.
+    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,
@@ -97,7 +85,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///
     /// - Parameter value: The value to save.
     /// - Returns: Whether anything was written.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
     @discardableResult
     public func save(_ value: Value) throws -> Bool {
         try writing { try value.saveToFile() }
@@ -107,7 +95,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///
     /// - Parameter values: The values to save.
     /// - Returns: How many values were added or replaced.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does; the file is then as it was.
+    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
     @discardableResult
     public func save(_ values: [Value]) throws -> Int {
         try writing { try values.saveToFile() }
@@ -116,16 +104,9 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
     /// shows the result. The file holds an array afterwards, as every store write leaves it.
     ///
-    /// ```swift
-    /// try people.write { writer in
-    ///     for person in writer.all() where person.age > 99 { writer.delete(person) }
-    /// }
-    /// ```
-    ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.
-    /// - Throws: ``PersistenceError`` if the file cannot be read or written, or what `body` throws; the file is then
-    ///   as it was.
+    /// - Throws: What ``Store/write(_:)-7q86h`` throws.
     @discardableResult
     public func write<Result>(_ body: (inout StoreWriter<Value>) throws -> Result) throws -> Result {
         try writing { try FileStore<Value>().write(body) }
@@ -133,8 +114,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
     ///
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the file
-    ///   cannot be removed.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot.
     public func deleteFile() throws {
         try writing { try Value.deleteFile() }
     }

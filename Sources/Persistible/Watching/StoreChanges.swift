@@ -16,8 +16,8 @@ import Foundation
 public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     public typealias Element = Result<[Object], PersistenceError>
 
+    /// The file's sequence, whose elements become records, or the memory store.
     enum Origin {
-        /// The sequence of the store's file, whose elements become records.
         case file(ArchiveChanges<Object>)
         case memory(MemoryStore<Object>)
     }
@@ -32,7 +32,8 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
                 Result { () throws(PersistenceError) in try change.values() }
             })
         case .memory(let store):
-            return AsyncIterator(loop: ChangeLoop(source: MemoryWatch(store.observers), coalescingInterval: .zero) {
+            let signal = ChangeSignal(observers: store.observers)
+            return AsyncIterator(loop: ChangeLoop(source: signal, coalescingInterval: .zero) {
                 let (records, version) = store.versionedRecords()
                 return (.success(records), .written(version))
             })
@@ -41,19 +42,14 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
 
     /// Yields the records, once at first and then after each change.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var loop: ChangeLoop<Result<[Object], PersistenceError>, WatchedVersion>
+        var loop: ChangeLoop<Element>
 
-        /// The records now, first; after that, the records after the next change.
-        ///
-        /// - Returns: The next element, or `nil` once the task is cancelled.
+        /// The records now, first, then after each change; `nil` once the task is cancelled.
         public mutating func next() async -> Result<[Object], PersistenceError>? {
             await loop.next(isolation: nil)
         }
 
         /// The same as ``next()``, run in `actor`'s isolation.
-        ///
-        /// - Parameter actor: The actor the iteration runs on.
-        /// - Returns: The next element, or `nil` once the task is cancelled.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Result<[Object], PersistenceError>? {
             await loop.next(isolation: actor)
@@ -64,39 +60,6 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
 extension StoreChanges: Sendable where Object: Sendable {}
 
 extension StoreChanges.Origin: Sendable where Object: Sendable {}
-
-/// Wakes a memory store's change sequence after each of the store's writes.
-final class MemoryWatch: ChangeSource {
-    private let observers: Locked<[UInt64: ChangeSignal]>
-    private let signal = ChangeSignal()
-    private let key = UInt64.random(in: 0...UInt64.max)
-
-    init(_ observers: Locked<[UInt64: ChangeSignal]>) {
-        self.observers = observers
-    }
-
-    deinit {
-        close()
-    }
-
-    func start() {
-        let signal = signal
-        observers.withLock { $0[key] = signal }
-    }
-
-    func waitForChange() async -> Bool {
-        await signal.wait()
-        return !Task.isCancelled
-    }
-
-    func prepareRead() {
-        signal.clear()
-    }
-
-    func close() {
-        observers.withLock { $0[key] = nil }
-    }
-}
 
 // MARK: - Watch
 
@@ -120,13 +83,11 @@ extension FileStore {
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        let changes = ArchiveChanges(
-            archive: invalid.map { .failure($0) } ?? .success(archive),
-            path: url.path,
-            detection: detection,
+        let file = ArchiveChanges(
+            archive: invalid.map { .failure($0) } ?? .success(archive), path: url.path, detection: detection,
             coalescingInterval: coalescingInterval
         )
-        return StoreChanges(origin: .file(changes))
+        return StoreChanges(origin: .file(file))
     }
 }
 
