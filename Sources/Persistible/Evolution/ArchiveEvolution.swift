@@ -209,6 +209,13 @@ struct DefaultsObject {
     }
 }
 
+extension Archive {
+    /// The defaults in `encoding`, its keys matched as this archive's decoder reads them; `nil` if it is no object.
+    func defaultsObject(from encoding: Data) -> DefaultsObject? {
+        DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
+    }
+}
+
 extension Data {
     /// These bytes with each range, counted from the first byte, replaced by its text; `nil` if the ranges are not
     /// in increasing order or overlap.

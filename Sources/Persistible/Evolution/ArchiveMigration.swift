@@ -63,13 +63,8 @@ public struct ArchiveMigration<Value>: Sendable {
         ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
-    ///
-    /// ```swift
-    /// static var archiveMigrations: [ArchiveMigration<V3>] {
-    ///     [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
-    /// }
-    /// ```
+    /// This migration followed by a conversion of its result: how a chain of versions declares each step once (see
+    /// <doc:ModelEvolution>).
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values; it keeps the keys
