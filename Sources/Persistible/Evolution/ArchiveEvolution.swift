@@ -110,7 +110,7 @@ struct DefaultsObject {
 
     /// Appends to `insertions`, in increasing order of offset, the members that the object at `range` of `buffer`
     /// lacks, at every depth; nothing if the bytes there are not an object. `path` holds the keys above it, as read.
-    func insertions(
+    private func insertions(
         into buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String] = [],
         _ insertions: inout [(range: Range<Int>, text: Data)]
     ) {

@@ -91,10 +91,8 @@ extension Archive {
         return salvaged
     }
 
-    /// The records at `positions` of the array in `bytes`, decoded again to say what each version said: reads that
-    /// skip them pay nothing until someone asks.
-    ///
-    /// - Parameter known: Where the records lie in `bytes`, when known.
+    /// The records at `positions` of the array in `bytes` (at `known`, when known), decoded again to say what each
+    /// version said: reads that skip them pay nothing until someone asks.
     func unreadableRecords(
         at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
     ) -> [UnreadableRecord] {
