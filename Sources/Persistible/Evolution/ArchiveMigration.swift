@@ -32,23 +32,9 @@ public struct ArchiveMigration<Value>: Sendable {
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
-    /// An old type that is only `Decodable` cannot say which keys of a record it knows, so a write keeps fewer of
-    /// them: make the frozen copy `Codable` (see <doc:ModelEvolution>).
-    ///
-    /// - Parameters:
-    ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
-    ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
-    ///     migration cannot read, and the error says what it threw.
-    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
-    public static func from<Old: Decodable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
-    ) -> ArchiveMigration<Value> {
-        ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
-    }
-
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it, and that keeps
-    /// the keys of the record the old type does not know, at every depth, when the record is next written.
+    /// When the file is next written, the record keeps the keys the old type does not know, at every depth, if
+    /// `oldType` is `Codable`; one that is only `Decodable` cannot say which keys it knows, so fewer are kept (see
+    /// <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -56,7 +42,7 @@ public struct ArchiveMigration<Value>: Sendable {
     ///     migration cannot read, and the error says what it threw.
     /// - Returns: The migration, to list in ``Persistible/archiveMigrations``. A write of a record it read throws
     ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where such a key has no place.
-    public static func from<Old: Codable>(
+    public static func from<Old: Decodable>(
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
@@ -78,7 +64,7 @@ public struct ArchiveMigration<Value>: Sendable {
 }
 
 /// A generic type rather than a closure: a closure that decoded `Old` would capture its metatype, which is not known
-/// to be `Sendable`.
+/// to be `Sendable`. Whether `Old` is `Encodable` is asked of the value, so one `from` serves both kinds of copy.
 private struct Step<Old: Decodable, Value>: Sendable {
     let convert: @Sendable (Old) throws -> Value
 
