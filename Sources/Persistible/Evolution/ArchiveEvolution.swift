@@ -43,7 +43,7 @@ struct DefaultsObject {
 
     /// Appends to `insertions`, in increasing order of offset, the members that the object at `range` of `buffer`
     /// lacks, at every depth; nothing if the bytes there are not an object. `path` holds the keys above it, as read.
-    func insertions(
+    private func insertions(
         into buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String] = [],
         _ insertions: inout [(range: Range<Int>, text: Data)]
     ) {
@@ -139,6 +139,13 @@ struct DefaultsObject {
         }
         guard !filled.isEmpty, let result = bytes.applying(insertions) else { return (bytes, ranges, IndexSet()) }
         return (result, newRanges, filled)
+    }
+}
+
+extension Archive {
+    /// The defaults in `encoding`, its keys matched as this archive's decoder reads them; `nil` if it is no object.
+    func defaultsObject(from encoding: Data) -> DefaultsObject? {
+        DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
     }
 }
 

@@ -21,9 +21,9 @@ public struct ArchiveMigration<Value>: Sendable {
     /// The name of the type the records are decoded as.
     public let sourceTypeName: String
 
-    /// Decodes a record as the old type and converts it, with a way to encode the old value it read (what the old
-    /// type knows of the record), or `nil` when the old type is only `Decodable`.
-    let decodeKeepingOld: @Sendable (Data, JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?)
+    /// Decodes a record as the old type and converts it, with the old value when the old type is `Codable`: its
+    /// encoding is what the old type knows of the record.
+    let decodeKeepingOld: @Sendable (Data, JSONDecoder) throws -> (value: Value, old: (any Encodable)?)
 
     /// Decodes a record as the old type and converts it.
     func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> Value {
@@ -32,15 +32,16 @@ public struct ArchiveMigration<Value>: Sendable {
 
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
-    /// An old type that is only `Decodable` cannot say which keys of a record it knows: a key that a newer version
-    /// added inside a nested object of such a record is dropped when the record is next written. Make the frozen
-    /// copy `Codable` to keep it (see <doc:ModelEvolution>).
+    /// When the file is next written, the record keeps the keys the old type does not know, at every depth, if
+    /// `oldType` is `Codable`; one that is only `Decodable` cannot say which keys it knows, so fewer are kept (see
+    /// <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
     ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
     ///     migration cannot read, and the error says what it threw.
-    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
+    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``. A write of a record it read throws
+    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where such a key has no place.
     public static func from<Old: Decodable>(
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
@@ -48,56 +49,28 @@ public struct ArchiveMigration<Value>: Sendable {
         ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
     }
 
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it, and that keeps
-    /// the keys of the record the old type does not know.
-    ///
-    /// When the file is next written, the record is stored in the current format with the keys it holds beyond the
-    /// old type's encoding of the value read from it, at every depth.
-    ///
-    /// - Parameters:
-    ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
-    ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
-    ///     migration cannot read, and the error says what it threw.
-    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``. A write of a record it read throws
-    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` and writes nothing when a key the old type
-    ///   does not know has no place in the record's new encoding.
-    public static func from<Old: Codable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
-    ) -> ArchiveMigration<Value> {
-        ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
-    }
-
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
-    ///
-    /// ```swift
-    /// static var archiveMigrations: [ArchiveMigration<V3>] {
-    ///     [.from(V2.self, V3.init(v2:)), V2.fromV1.then(V3.init(v2:))]
-    /// }
-    /// ```
+    /// This migration followed by a conversion of its result: how a chain of versions declares each step once (see
+    /// <doc:ModelEvolution>).
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values; it keeps the keys
     ///   the old type does not know when this one does.
     public func then<Next>(_ convert: @escaping @Sendable (Value) throws -> Next) -> ArchiveMigration<Next> {
         ArchiveMigration<Next>(sourceTypeName: sourceTypeName) { [decodeKeepingOld] bytes, decoder in
-            let (value, encodeOld) = try decodeKeepingOld(bytes, decoder)
-            return (try convert(value), encodeOld)
+            let (value, old) = try decodeKeepingOld(bytes, decoder)
+            return (try convert(value), old)
         }
     }
 }
 
-/// Encodes the old value a migration read, with the file's encoder: what the old type knows of the record.
-typealias OldEncoding = (JSONEncoder) throws -> Data
-
 /// A generic type rather than a closure: a closure that decoded `Old` would capture its metatype, which is not known
-/// to be `Sendable`.
+/// to be `Sendable`. Whether `Old` is `Encodable` is asked of the value, so one `from` serves both kinds of copy.
 private struct Step<Old: Decodable, Value>: Sendable {
     let convert: @Sendable (Old) throws -> Value
 
-    @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, encodeOld: OldEncoding?) {
+    @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, old: (any Encodable)?) {
         let old = try decoder.decode(Old.self, from: bytes)
-        return (try convert(old), (old as? any Encodable).map { old in { encoder in try encoder.encode(old) } })
+        return (try convert(old), old as? any Encodable)
     }
 }
 
@@ -113,18 +86,12 @@ extension Archive {
     func currentForm(ofMigrated record: Data, at position: Int) throws(PersistenceError) -> Data {
         let record = Data(record)
         for migration in evolution.migrations {
-            guard let (value, encodeOld) = try? migration.decodeKeepingOld(record, decoder) else { continue }
+            guard let (value, old) = try? migration.decodeKeepingOld(record, decoder) else { continue }
             let current = try encode(value)
-            guard let encodeOld else {
+            guard let old else {
                 return try probedForm(of: record, decodedBy: migration, into: current, value: value, at: position)
             }
-            let old: Data
-            do {
-                old = try encodeOld(encoder)
-            } catch {
-                throw failure(.encodingFailed(detail: String(describing: error)))
-            }
-            return try carrying(from: record, beyond: old, into: current, at: position)
+            return try carrying(from: record, beyond: try encode(old), into: current, at: position)
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
     }

@@ -5,10 +5,9 @@ import Foundation
 extension Persistible where Self: Codable & Hashable {
     /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// Records are decoded as ``load()`` decodes them, with ``archiveDefaults`` and ``archiveMigrations``. Where the
-    /// file is damaged or cut short, reading resumes at the next whole record, so one damaged record of N gives the
-    /// other N − 1 values; a value is only ever decoded from bytes that form a whole record. To start afresh without
-    /// losing a byte, call ``moveFileAside()`` and save the salvaged values (see <doc:ModelEvolution>).
+    /// Records are decoded as ``load()`` decodes them. Where the file is damaged or cut short, reading resumes at the
+    /// next whole record (see <doc:ModelEvolution>), so one damaged record of N gives the other N − 1 values. To
+    /// start afresh without losing a byte, move the file aside and save the salvaged values:
     ///
     /// ```swift
     /// let salvaged = try Task.salvageFile()
@@ -26,16 +25,7 @@ extension Persistible where Self: Codable & Hashable {
     }
 
     /// The records of the file that no version of the type reads, which loads skip and writes keep as they are when
-    /// the type returns `true` from ``archiveSkipsUnreadableRecords``.
-    ///
-    /// Each says where it stands in the file's array and what each version said about it, and holds its bytes as
-    /// stored: enough to tell the user that records written by a newer version are kept. Asking costs nothing when
-    /// every record reads.
-    ///
-    /// ```swift
-    /// let kept = try Todo.unreadableRecords()
-    /// if !kept.isEmpty { banner = "\(kept.count) written by a newer version of the app, kept as they are" }
-    /// ```
+    /// the type returns `true` from ``archiveSkipsUnreadableRecords``; asking costs nothing when every record reads.
     ///
     /// - Returns: The records no version reads, in stored order; none when there is no file.
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does, except that a missing file is no error. A type
@@ -52,11 +42,6 @@ extension Persistible where Self: Codable & Hashable {
     /// `.moved-aside-<time>` before `.json`, in UTC, as in `Task.unreadable-20261123T064002Z.json`, and `-2`, `-3`
     /// and so on if that is taken: an existing file is never replaced. The rename holds the lock every save takes,
     /// and with full durability the directory is flushed. The next save starts a new file.
-    ///
-    /// ```swift
-    /// let aside = try Task.moveFileAside()
-    /// try freshTasks.saveToFile()
-    /// ```
     ///
     /// - Returns: The file's new location.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
@@ -106,10 +91,8 @@ extension Archive {
         return salvaged
     }
 
-    /// The records at `positions` of the array in `bytes`, decoded again to say what each version said: reads that
-    /// skip them pay nothing until someone asks.
-    ///
-    /// - Parameter known: Where the records lie in `bytes`, when known.
+    /// The records at `positions` of the array in `bytes` (at `known`, when known), decoded again to say what each
+    /// version said: reads that skip them pay nothing until someone asks.
     func unreadableRecords(
         at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
     ) -> [UnreadableRecord] {

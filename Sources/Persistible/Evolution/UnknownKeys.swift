@@ -11,10 +11,9 @@ struct UnknownKeys {
         var value: Range<Int>
     }
 
-    /// A value at `path` that differs from the encoding of the value read from it: a scalar read as another value, an
-    /// array whose elements hold unknown keys or were dropped or read otherwise, or a value of another kind than the
-    /// type reads. Its parts cannot be matched with the new ones, so it is kept whole, where the new value leaves it
-    /// as read.
+    /// A value at `path` that differs from the encoding of the value read from it (a scalar read as another, an array
+    /// whose elements do, a value of another kind): its parts cannot be matched with the new ones, so it is kept
+    /// whole where the new value leaves it as read.
     struct WholeValue {
         var path: [String]
         var stored: JSONTree
@@ -81,9 +80,8 @@ struct UnknownKeys {
     /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, an array kept
     /// whole ending in `[]`; the record itself when nothing else is named.
     ///
-    /// - Parameter encodedWhole: Whether the record is encoded anew with none of its stored bytes, so that a scalar
-    ///   read as another value is lost too (otherwise a new value assigned in its place loses nothing), and nothing
-    ///   is lost when nothing is named. The paths are then sorted.
+    /// - Parameter encodedWhole: Whether none of the stored bytes are kept: a scalar read as another value is then
+    ///   lost too, an empty list means nothing is lost, and the paths are sorted.
     func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
         let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
             + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
@@ -95,9 +93,7 @@ struct UnknownKeys {
 
     /// `encoding`, a record's new encoding, with these keys carried over from `storedBytes` and each value kept
     /// whole put back as stored where `encoding` holds it as read; `nil` where a key, or an array or object kept
-    /// whole, has no place. A scalar kept whole that the write assigned another value takes that value.
-    ///
-    /// - Parameter prettyPrinted: Whether to write `" : "` between a key and its value, as the encoder does.
+    /// whole, has no place. `prettyPrinted` writes `" : "` between a key and its value, as the encoder does.
     func carried(into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool) -> Data? {
         guard let tree = JSONTree.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
@@ -152,16 +148,11 @@ struct UnknownKeys {
 // MARK: - Encoding a file whole
 
 extension Archive {
-    /// Throws unless encoding `records` whole, in place of the file whose bytes are `stored`, keeps everything that the
-    /// stored records it keeps held, as ``UnknownKeys`` compares them: for a file whose records cannot be found in its
-    /// bytes (UTF-16 or UTF-32, a trailing comma, JSON5), so that none of its bytes can be kept.
+    /// Throws unless encoding `records` whole, in place of the file whose bytes are `stored`, keeps everything the
+    /// stored records it keeps held: for a file whose records cannot be found in its bytes (UTF-16, a trailing
+    /// comma, JSON5). `originals` holds what each changed record was read as, by original position.
     ///
-    /// - Parameters:
-    ///   - isSingleValue: Whether the file holds one value rather than an array.
-    ///   - sources: Where each of `records` came from.
-    ///   - originals: The value each changed original record held when read, by original position.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming what would be lost, and
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
+    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming what would be lost.
     func requireNothingLostEncodingWhole(
         _ stored: Data, isSingleValue: Bool, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -184,8 +175,7 @@ extension Archive {
             }
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
-        // The stored bytes as strict JSON: as they are, or as a plain decoder reads them, since JSON is compared here,
-        // not values.
+        // JSON is compared here, not values: the stored bytes as they are, or as a plain decoder reads them.
         let storedJSON = JSONTree.parse(stored).map { (bytes: stored, tree: $0) }
             ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { json in
                 JSONTree.parse(json).map { (bytes: json, tree: $0) }
@@ -210,14 +200,11 @@ extension Archive {
 
 // MARK: - Key spellings
 
-/// Which key of a type a stored key stands for, as the archive's decoder reads it.
+/// Which key of a type a stored key stands for, as the archive's decoder reads it (`"user_name"` is `"userName"`
+/// under `.convertFromSnakeCase`; `"cafe\u0301"` is `"café"` under any), so that a default never fills, nor a write
+/// keeps, a key the record holds under another spelling.
 ///
-/// Two spellings are one key when the decoder reads them as one: `"user_name"` and `"userName"` under
-/// `.convertFromSnakeCase`, and under any strategy `"cafe\u0301"` and `"café"`, as Swift strings compare. Defaults
-/// must not fill a key that a record holds under another spelling, nor a write keep the old spelling beside the new.
-///
-/// A class, so that what it learns from the decoder serves the rest of the file's records; made for one operation and
-/// never shared.
+/// A class, so that what it learns from the decoder serves the rest of the file's records; never shared.
 final class KeyReading {
     private let decoder: JSONDecoder
     private let strategy: JSONDecoder.KeyDecodingStrategy

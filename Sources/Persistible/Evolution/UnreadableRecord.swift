@@ -47,8 +47,7 @@ public struct UnreadableRecord: Sendable, Hashable {
 
 /// What ``Persistible/salvageFile()`` could read from a file, record by record, and what it could not.
 public struct SalvagedRecords<Value> {
-    /// The records that decode, after ``Persistible/archiveDefaults`` and ``Persistible/archiveMigrations``, in
-    /// stored order.
+    /// The records that decode, in stored order.
     public var values: [Value]
 
     /// The records that do not, in stored order.
@@ -65,17 +64,9 @@ extension SalvagedRecords: Sendable where Value: Sendable {}
 
 extension SalvagedRecords: Equatable where Value: Equatable {}
 
-/// What each version of a type said about a record that none of them reads: how a file of another version of the
-/// model differs from a damaged one.
-///
-/// ``PersistenceError/versionMismatch`` holds one when the file is valid JSON that does not match the type, and none
-/// when the file is not valid JSON at all (see <doc:ModelEvolution>):
-///
-/// ```swift
-/// if let mismatch = (error as? PersistenceError)?.versionMismatch {
-///     print("Record \(mismatch.record ?? 0): \(mismatch.attempts.map(\.detail))")
-/// }
-/// ```
+/// What each version of a type said about a record that none of them reads, which
+/// ``PersistenceError/versionMismatch`` holds for a file that is valid JSON, and never for a damaged one (see
+/// <doc:ModelEvolution>).
 public struct VersionMismatch: Sendable, Hashable {
     /// The record's position in the file's array, or `nil` when the file holds a single value.
     public var record: Int?
