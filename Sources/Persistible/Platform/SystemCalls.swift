@@ -89,6 +89,17 @@ struct SystemError: Error {
         SystemError(phase: phase, operation: operation, code: errno)
     }
 
+    /// Throws the failure of `operation` if `result`, a C call's, is negative; returns `false` instead if the call
+    /// failed with `tolerated`, such as `ENOENT` where a missing file is an answer.
+    @discardableResult
+    static func check(
+        _ result: some BinaryInteger, _ operation: String, _ phase: Phase = .write, tolerating tolerated: Int32? = nil
+    ) throws -> Bool {
+        guard result < 0 else { return true }
+        if let tolerated, errno == tolerated { return false }
+        throw last(operation, phase)
+    }
+
     /// The system's description of error number `code`, such as "No such file or directory".
     static func message(for code: Int32) -> String {
         String(cString: strerror(code))
@@ -304,13 +315,13 @@ private func lockFile(_ descriptor: Int32, _ operation: Int32) -> Int32 { flock(
 #if os(Linux)
 // renameat2(2) and statx(2), in the C library since glibc 2.28 but not in the imported headers.
 private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-private let linuxRenameAt2: RenameAt2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
-    unsafeBitCast($0, to: RenameAt2.self)
-}
+private let linuxRenameAt2 = cFunction("renameat2", as: RenameAt2.self)
 
 private typealias Statx = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
-private let statxFunction: Statx? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statx").map {
-    unsafeBitCast($0, to: Statx.self)
+private let statxFunction = cFunction("statx", as: Statx.self)
+
+private func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
 }
 
 /// `struct file_clone_range` from <linux/fs.h>.
