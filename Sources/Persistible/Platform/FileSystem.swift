@@ -34,10 +34,8 @@ struct OpenFile {
                 let written = retryingOnInterrupt {
                     system.calls.pwrite(descriptor, base + position, buffer.count - position, off_t(position))
                 }
-                guard written > 0 else {
-                    throw written == 0
-                        ? SystemError(phase: .write, operation: "write", code: EIO) : SystemError.last("write", .write)
-                }
+                try SystemError.check(written, "write")
+                guard written > 0 else { throw SystemError(phase: .write, operation: "write", code: EIO) }
                 position += written
             }
         }

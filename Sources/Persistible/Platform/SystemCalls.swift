@@ -37,7 +37,7 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
-    var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents.Map
+    var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
     /// task-local for each of a save's 40 calls cost 281 ns a call against 148 by reference (Linux, release).
@@ -258,17 +258,15 @@ extension SystemCalls {
 }
 
 /// The extents, runs of contiguous blocks, that hold a file's first bytes, as Linux's `FIEMAP` reports them.
-enum FileExtents {
-    enum Map: Equatable {
-        /// As ranges of offsets in the file, in order, the last one cut where the bytes asked about end.
-        case extents([Range<Int>])
-        /// More extents hold those bytes than were asked for: the first ones.
-        case tooMany([Range<Int>])
-        case unknown
-    }
+enum FileExtents: Equatable {
+    /// As ranges of offsets in the file, in order, the last one cut where the bytes asked about end.
+    case extents([Range<Int>])
+    /// More extents hold those bytes than were asked for: the first ones.
+    case tooMany([Range<Int>])
+    case unknown
 
     /// At most `limit` extents holding the open file's bytes before `length`.
-    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> Map {
+    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> FileExtents {
         #if os(Linux)
         guard length > 0, limit > 0 else { return .extents([]) }
         // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
@@ -279,7 +277,7 @@ enum FileExtents {
         let lastExtentFlag: UInt32 = 0x1
         return withUnsafeTemporaryAllocation(
             byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
-        ) { raw -> Map in
+        ) { raw -> FileExtents in
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             raw.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)  // fm_start
             raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
