@@ -8,30 +8,21 @@ struct OpenFile {
     let descriptor: Int32
     let system: SystemCalls.Reference
 
-    /// Opens `path`, or returns `nil` if nothing is there.
+    /// Opens `path`, or returns `nil` if the call fails with `absent`: by default, if nothing is there.
     static func open(
-        _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open", _ phase: SystemError.Phase
+        _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open", _ phase: SystemError.Phase,
+        nilWhen absent: Int32 = ENOENT
     ) throws -> OpenFile? {
-        try open(path, flags | O_CLOEXEC, mode, nilWhen: ENOENT, operation, phase)
+        let system = SystemCalls.current
+        let descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CLOEXEC, mode) }
+        guard try SystemError.check(descriptor, operation, phase, tolerating: absent) else { return nil }
+        return OpenFile(descriptor: descriptor, system: system)
     }
 
     /// Creates the file at `path`, open for writing, or returns `nil` if something is there already.
     static func create(exclusive path: String, mode: mode_t, operation: String) throws -> OpenFile? {
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
-        return try open(path, flags, mode, nilWhen: EEXIST, operation, .write)
-    }
-
-    private static func open(
-        _ path: String, _ flags: Int32, _ mode: mode_t, nilWhen absent: Int32, _ operation: String,
-        _ phase: SystemError.Phase
-    ) throws -> OpenFile? {
-        let system = SystemCalls.current
-        let descriptor = retryingOnInterrupt { system.calls.open(path, flags, mode) }
-        guard descriptor >= 0 else {
-            if errno == absent { return nil }
-            throw SystemError.last(operation, phase)
-        }
-        return OpenFile(descriptor: descriptor, system: system)
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        return try open(path, flags, mode: mode, operation: operation, .write, nilWhen: EEXIST)
     }
 
     /// Writes `bytes` from the one at `offset` on, each at its own offset in the file.
@@ -43,37 +34,29 @@ struct OpenFile {
                 let written = retryingOnInterrupt {
                     system.calls.pwrite(descriptor, base + position, buffer.count - position, off_t(position))
                 }
-                guard written > 0 else {
-                    throw written == 0
-                        ? SystemError(phase: .write, operation: "write", code: EIO) : SystemError.last("write", .write)
-                }
+                try SystemError.check(written, "write")
+                guard written > 0 else { throw SystemError(phase: .write, operation: "write", code: EIO) }
                 position += written
             }
         }
     }
 
     func truncate(to length: Int) throws {
-        guard system.calls.ftruncate(descriptor, off_t(length)) == 0 else {
-            throw SystemError.last("ftruncate", .write)
-        }
+        try SystemError.check(system.calls.ftruncate(descriptor, off_t(length)), "ftruncate")
     }
 
     func flush(operation: String = "fsync") throws {
-        guard retryingOnInterrupt({ system.calls.fullSync(descriptor) }) == 0 else {
-            throw SystemError.last(operation, .write)
-        }
+        try SystemError.check(retryingOnInterrupt { system.calls.fullSync(descriptor) }, operation)
     }
 
     /// Writes the file's data ahead of what is done to it next, so that a rename never reaches the disk first.
     func flushDataBeforeRename() throws {
-        guard retryingOnInterrupt({ system.calls.dataSync(descriptor) }) == 0 else {
-            throw SystemError.last(SystemCalls.dataSyncName, .write)
-        }
+        try SystemError.check(retryingOnInterrupt { system.calls.dataSync(descriptor) }, SystemCalls.dataSyncName)
     }
 
     func status(_ phase: SystemError.Phase = .write) throws -> stat {
         var status = stat()
-        guard system.calls.fstat(descriptor, &status) == 0 else { throw SystemError.last("fstat", phase) }
+        try SystemError.check(system.calls.fstat(descriptor, &status), "fstat", phase)
         return status
     }
 
@@ -87,7 +70,7 @@ struct OpenFile {
     }
 
     func changeMode(to mode: mode_t) throws {
-        guard system.calls.fchmod(descriptor, mode) == 0 else { throw SystemError.last("fchmod", .write) }
+        try SystemError.check(system.calls.fchmod(descriptor, mode), "fchmod")
     }
 
     var isAppendOnly: Bool {
@@ -96,7 +79,7 @@ struct OpenFile {
 
     /// Closes the file, saying whether the system reported a failure to write what it held.
     func close() throws {
-        guard system.calls.close(descriptor) == 0 else { throw SystemError.last("close", .write) }
+        try SystemError.check(system.calls.close(descriptor), "close")
     }
 
     /// Closes the file where nothing depends on the answer.
@@ -112,10 +95,8 @@ enum FileSystem {
     /// The status of what is at `path`, without following a symbolic link; `nil` if nothing is there.
     static func entryStatus(_ path: String) throws -> stat? {
         var status = stat()
-        guard SystemCalls.current.calls.lstat(path, &status) == 0 else {
-            if errno == ENOENT { return nil }
-            throw SystemError.last("lstat", .read)
-        }
+        guard try SystemError.check(SystemCalls.current.calls.lstat(path, &status), "lstat", .read, tolerating: ENOENT)
+        else { return nil }
         return status
     }
 
@@ -131,19 +112,13 @@ enum FileSystem {
     }
 
     static func rename(_ path: String, to destination: String) throws {
-        guard SystemCalls.current.calls.rename(path, destination) == 0 else {
-            throw SystemError.last("rename", .write)
-        }
+        try SystemError.check(SystemCalls.current.calls.rename(path, destination), "rename")
     }
 
     /// Removes the entry at `path`; `false` if there was none.
     @discardableResult
     static func remove(_ path: String, operation: String = "unlink") throws -> Bool {
-        guard SystemCalls.current.calls.unlink(path) == 0 else {
-            if errno == ENOENT { return false }
-            throw SystemError.last(operation, .write)
-        }
-        return true
+        try SystemError.check(SystemCalls.current.calls.unlink(path), operation, tolerating: ENOENT)
     }
 
     /// Removes the entry at `path` where nothing depends on it: a leftover costs disk space, not data.
@@ -175,9 +150,8 @@ enum FileRename {
         for candidate in candidates {
             if system.calls.renameNoReplace(path, candidate) != 0 {
                 if errno == EEXIST { continue }
-                guard system.calls.link(path, candidate) == 0 else {
-                    if errno == EEXIST { continue }
-                    throw SystemError.last("link", .write)
+                guard try SystemError.check(system.calls.link(path, candidate), "link", tolerating: EEXIST) else {
+                    continue
                 }
                 guard system.calls.unlink(path) == 0 else {
                     let failure = SystemError.last("unlink", .write)
@@ -209,24 +183,19 @@ enum Directory {
                 throw SystemError.last("create directory", .write)
             }
             try create(atPath: parent, durability: durability)
-            guard system.calls.mkdir(path, 0o777) == 0 || errno == EEXIST else {
-                throw SystemError.last("create directory", .write)
-            }
+            try SystemError.check(system.calls.mkdir(path, 0o777), "create directory", tolerating: EEXIST)
         }
         if durability == .full {
-            try flush(atPath: parent, naming: "flush new directory")
+            try flushAfterChange(atPath: parent, naming: "flush new directory")
         }
     }
 
-    /// Flushes the directory after a rename or an unlink in it, opened before the change or, if `nil`, now; any
-    /// failure names ``SystemError/directoryFlush``, since the change is in place.
-    static func flushAfterChange(atPath path: String, openDirectory: OpenFile? = nil) throws {
-        try flush(atPath: path, openDirectory: openDirectory, naming: SystemError.directoryFlush)
-    }
-
-    /// Flushes the directory, so that the entries just made or renamed in it survive a power loss; any failure,
-    /// to open it as well, is named `operation`.
-    private static func flush(atPath path: String, openDirectory: OpenFile? = nil, naming operation: String) throws {
+    /// Flushes the directory after a rename, an unlink or a creation in it, so that the change survives a power
+    /// loss; opened before the change or, if `nil`, now. Any failure, to open it as well, is named `operation`: by
+    /// default ``SystemError/directoryFlush``, since the change is in place.
+    static func flushAfterChange(
+        atPath path: String, openDirectory: OpenFile? = nil, naming operation: String = SystemError.directoryFlush
+    ) throws {
         if let openDirectory {
             return try openDirectory.flush(operation: operation)
         }
@@ -313,7 +282,7 @@ struct FileLock {
                 descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
             }
         }
-        guard descriptor >= 0 else { throw SystemError.last("open lock file", .lock) }
+        try SystemError.check(descriptor, "open lock file", .lock)
         return descriptor
     }
 
@@ -324,7 +293,7 @@ struct FileLock {
     /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
     private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
         var status = stat()
-        guard system.calls.fstat(descriptor, &status) == 0 else { throw SystemError.last("open lock file", .lock) }
+        try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
         guard status.isRegularFile else {
             throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
         }
@@ -343,9 +312,7 @@ struct FileLock {
 
     private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls.Reference) throws {
         guard let timeout else {
-            guard retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX) }) == 0 else {
-                throw SystemError.last("flock", .lock)
-            }
+            try SystemError.check(retryingOnInterrupt { system.calls.flock(descriptor, LOCK_EX) }, "flock", .lock)
             return
         }
         // flock cannot wait for a while and then give up, so the wait is a poll, at first often, so that a short
@@ -426,7 +393,7 @@ enum FileReader {
                     file.system.calls.read(file.descriptor, buffer.baseAddress! + filled, buffer.count - filled)
                 }
             }
-            guard count >= 0 else { throw SystemError.last("read", .read) }
+            try SystemError.check(count, "read", .read)
             if count == 0 { break }
             filled += count
         }

@@ -37,7 +37,7 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
-    var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents.Map
+    var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
     /// task-local for each of a save's 40 calls cost 281 ns a call against 148 by reference (Linux, release).
@@ -87,6 +87,17 @@ struct SystemError: Error {
     /// Captures `errno` for a call that has just failed.
     static func last(_ operation: String, _ phase: Phase) -> SystemError {
         SystemError(phase: phase, operation: operation, code: errno)
+    }
+
+    /// Throws the failure of `operation` if `result`, a C call's, is negative; returns `false` instead if the call
+    /// failed with `tolerated`, such as `ENOENT` where a missing file is an answer.
+    @discardableResult
+    static func check(
+        _ result: some BinaryInteger, _ operation: String, _ phase: Phase = .write, tolerating tolerated: Int32? = nil
+    ) throws -> Bool {
+        guard result < 0 else { return true }
+        if let tolerated, errno == tolerated { return false }
+        throw last(operation, phase)
     }
 
     /// The system's description of error number `code`, such as "No such file or directory".
@@ -247,17 +258,15 @@ extension SystemCalls {
 }
 
 /// The extents, runs of contiguous blocks, that hold a file's first bytes, as Linux's `FIEMAP` reports them.
-enum FileExtents {
-    enum Map: Equatable {
-        /// As ranges of offsets in the file, in order, the last one cut where the bytes asked about end.
-        case extents([Range<Int>])
-        /// More extents hold those bytes than were asked for: the first ones.
-        case tooMany([Range<Int>])
-        case unknown
-    }
+enum FileExtents: Equatable {
+    /// As ranges of offsets in the file, in order, the last one cut where the bytes asked about end.
+    case extents([Range<Int>])
+    /// More extents hold those bytes than were asked for: the first ones.
+    case tooMany([Range<Int>])
+    case unknown
 
     /// At most `limit` extents holding the open file's bytes before `length`.
-    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> Map {
+    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> FileExtents {
         #if os(Linux)
         guard length > 0, limit > 0 else { return .extents([]) }
         // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
@@ -268,7 +277,7 @@ enum FileExtents {
         let lastExtentFlag: UInt32 = 0x1
         return withUnsafeTemporaryAllocation(
             byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
-        ) { raw -> Map in
+        ) { raw -> FileExtents in
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             raw.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)  // fm_start
             raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
@@ -304,13 +313,13 @@ private func lockFile(_ descriptor: Int32, _ operation: Int32) -> Int32 { flock(
 #if os(Linux)
 // renameat2(2) and statx(2), in the C library since glibc 2.28 but not in the imported headers.
 private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-private let linuxRenameAt2: RenameAt2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
-    unsafeBitCast($0, to: RenameAt2.self)
-}
+private let linuxRenameAt2 = cFunction("renameat2", as: RenameAt2.self)
 
 private typealias Statx = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
-private let statxFunction: Statx? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statx").map {
-    unsafeBitCast($0, to: Statx.self)
+private let statxFunction = cFunction("statx", as: Statx.self)
+
+private func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
 }
 
 /// `struct file_clone_range` from <linux/fs.h>.
