@@ -11,11 +11,14 @@ import Foundation
 /// static var archiveDirectory: URL { ArchiveDirectory.configuration(application: "com.example.notes") }
 /// ```
 ///
-/// | Kind | Linux and others | macOS | iOS, tvOS, watchOS, visionOS |
+/// | Kind | Linux and others | macOS | iOS, watchOS, visionOS |
 /// |---|---|---|---|
 /// | data | `$XDG_DATA_HOME/<app>` | `~/Library/Application Support/<app>` | `Documents` |
 /// | configuration | `$XDG_CONFIG_HOME/<app>` | `~/Library/Application Support/<app>` | `Library/Application Support` |
 /// | caches | `$XDG_CACHE_HOME/<app>` | `~/Library/Caches/<app>` | `Library/Caches` |
+///
+/// On tvOS every kind is `Library/Caches`, the one directory tvOS lets an app write: the system may delete its
+/// files when the app is not running and storage runs low, so keep there only what the app can make again or fetch.
 ///
 /// On Linux an `XDG_*` variable counts only when it holds an absolute path, else the directory is in
 /// `~/.local/share`, `~/.config` or `~/.cache`, where `~` is `$HOME` when that is absolute; both are read on every

@@ -49,13 +49,16 @@ final class FileEvents: Sendable {
         for subscription in old { Inotify.shared.unsubscribe(subscription) }
         return subscriptions.count == targets.count
         #elseif canImport(Darwin)
+        // Cleared before the new sources start, so that an event they report is never cleared with the old ones'.
+        state.withLock { $0.fired = false }
         var sources: [any DispatchSourceFileSystemObject] = []
         var complete = true
         let queue = Self.queue
         let notify = notify
         let fired = state
         func source(_ path: String, _ mask: DispatchSource.FileSystemEvent) -> (any DispatchSourceFileSystemObject)? {
-            let descriptor = open(path, O_EVTONLY | O_CLOEXEC)
+            // Without O_NONBLOCK, opening a FIFO at the path would wait for a writer.
+            let descriptor = open(path, O_EVTONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return nil }
             let source = DispatchSource.makeFileSystemObjectSource(
                 fileDescriptor: descriptor, eventMask: mask, queue: queue
@@ -80,10 +83,7 @@ final class FileEvents: Sendable {
             sources.append(file)
         }
         let old = state.withLock { state in
-            defer {
-                state.sources = sources
-                state.fired = false
-            }
+            defer { state.sources = sources }
             return state.sources
         }
         for source in old { source.cancel() }

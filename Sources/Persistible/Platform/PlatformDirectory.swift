@@ -18,13 +18,18 @@ enum PlatformDirectory {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         // Every directory here is in the app's own container already, so no application folder is added; data
         // stays in Documents, where earlier versions of this code wrote, so that files saved by them are found.
+        // tvOS lets an app write only to its caches, which the system may purge: every kind goes there.
         let fileManager = FileManager.default
         let search: FileManager.SearchPathDirectory
+        #if os(tvOS)
+        search = .cachesDirectory
+        #else
         switch kind {
         case .data: search = .documentDirectory
         case .configuration: search = .applicationSupportDirectory
         case .caches: search = .cachesDirectory
         }
+        #endif
         return fileManager.urls(for: search, in: .userDomainMask).first ?? fileManager.temporaryDirectory
         #elseif os(macOS)
         let fileManager = FileManager.default

@@ -231,6 +231,10 @@ extension SystemCalls {
             var flags: Int32 = 0
             guard ioctl(descriptor, UInt(0x8008_6601), &flags) == 0 else { return false }
             return flags & 0x20 != 0
+            #elseif canImport(Darwin)
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return false }
+            return status.st_flags & UInt32(UF_APPEND | SF_APPEND) != 0
             #else
             return false
             #endif
