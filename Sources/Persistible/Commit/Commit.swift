@@ -52,8 +52,10 @@ extension Archive {
                 // type knew.
                 bytes = try encode(value)
                 if scansStrictJSON, let range = JSONScanner.valueRange(of: state.bytes) {
-                    let form = state.migrated.isEmpty ? state.bytes
-                        : try currentForm(ofMigrated: state.bytes[range.shifted(by: state.bytes.startIndex)], at: 0)
+                    let form = state.migrated.isEmpty ? state.bytes : try currentForm(
+                        ofMigrated: state.bytes[range.shifted(by: state.bytes.startIndex)], at: 0,
+                        by: evolution.migrations
+                    )
                     bytes = try carrying(from: form, beyond: try encode(read), into: bytes, at: 0)
                 } else {
                     try requireNothingLostEncodingWhole(
@@ -264,6 +266,8 @@ extension Archive {
         var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
+        // Read once for every migrated record.
+        let migrations = state.migrated.isEmpty ? [] : evolution.migrations
         for (index, source) in sources.enumerated() {
             // A stale record (it needed a default or a migration) is written anew, as a changed one is.
             let rewritten: (original: Int, read: Value?)?
@@ -284,7 +288,7 @@ extension Archive {
                 // A migrated record is compared in its current-format form, which keeps what its older type knew.
                 let range = ranges[original].shifted(by: stored.startIndex)
                 let form = state.migrated.contains(original)
-                    ? try currentForm(ofMigrated: stored[range], at: original) : nil
+                    ? try currentForm(ofMigrated: stored[range], at: original, by: migrations) : nil
                 carried.append((index, original, read, form))
             }
             encodedIndex[index] = encoded.count
@@ -452,9 +456,10 @@ extension Archive {
             if let id = identity.decodedIdentifier(of: record, with: decoder) { taken[id] = position }
         }
         guard !taken.isEmpty else { return }
+        let reading = recordReading(fillingDefaults: false)
         for value in values {
             guard let position = taken[identity.of(value)], case .failure(let mismatch) = decodeRecord(
-                state.bytes, at: ranges[position], defaults: nil, index: position
+                state.bytes, at: ranges[position], reading: reading, index: position
             ) else { continue }
             throw mismatchError(mismatch)
         }
