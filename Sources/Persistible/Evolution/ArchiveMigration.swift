@@ -79,13 +79,16 @@ private struct Step<Old: Decodable, Value>: Sendable {
 extension Archive {
     /// A migrated record's stored form in the current format, with the keys it holds beyond the old type's encoding
     /// of what it read: what a write compares with the encoding of the value read, as it does a record's bytes.
+    /// `migrations` are the type's, read once by the write rather than once per record.
     ///
     /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when no migration reads the record
     ///   any more or its keys have no place in the current format, and
     ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
-    func currentForm(ofMigrated record: Data, at position: Int) throws(PersistenceError) -> Data {
+    func currentForm(
+        ofMigrated record: Data, at position: Int, by migrations: [ArchiveMigration<Value>]
+    ) throws(PersistenceError) -> Data {
         let record = Data(record)
-        for migration in evolution.migrations {
+        for migration in migrations {
             guard let (value, old) = try? migration.decodeKeepingOld(record, decoder) else { continue }
             let current = try encode(value)
             guard let old else {

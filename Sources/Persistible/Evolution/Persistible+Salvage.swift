@@ -69,12 +69,12 @@ extension Archive {
             bytes[offsets: range].first == UInt8(ascii: "[") ? nil : range
         }
         let parts = single.map { [JSONScanner.ArrayPart.record($0)] } ?? JSONScanner.arrayParts(of: bytes)
-        let defaults = defaultsObject()
+        let reading = recordReading()
         var salvaged = SalvagedRecords<Value>(values: [], unreadable: [])
         for (index, part) in parts.enumerated() {
             switch part {
             case .record(let range):
-                switch decodeRecord(bytes, at: range, defaults: defaults, index: single == nil ? index : nil) {
+                switch decodeRecord(bytes, at: range, reading: reading, index: single == nil ? index : nil) {
                 case .success(let (value, _)):
                     salvaged.values.append(value)
                 case .failure(let mismatch):
@@ -97,9 +97,9 @@ extension Archive {
         at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
     ) -> [UnreadableRecord] {
         guard !positions.isEmpty, let ranges = known ?? JSONScanner.elementRanges(of: bytes) else { return [] }
-        let defaults = defaultsObject()
+        let reading = recordReading()
         return positions.compactMap { index in
-            guard case .failure(let mismatch) = decodeRecord(bytes, at: ranges[index], defaults: defaults, index: index)
+            guard case .failure(let mismatch) = decodeRecord(bytes, at: ranges[index], reading: reading, index: index)
             else { return nil }
             return Self.unreadableRecord(mismatch, index: index, bytes: bytes, range: ranges[index])
         }

@@ -218,6 +218,16 @@ enum RecordDecoding<Value> {
     case failure(VersionMismatch)
 }
 
+/// What decoding a record needs of the type's declarations, read once for all the records of a file: each read calls
+/// the type's `archiveDefaults` and `archiveMigrations` again.
+struct RecordReading<Value: Codable> {
+    /// The defaults to fill, unless the caller has filled them.
+    var defaults: DefaultsObject?
+    var migrations: [ArchiveMigration<Value>]
+    /// A settings call's default value, which fills what a record still lacks, one key at a time.
+    var fallback: DefaultsObject?
+}
+
 /// What a file's bytes decode to, and which records are stale, migrated or unreadable (see ``Snapshot``).
 struct DecodedArchive<Value> {
     var contents: PersistenceData<Value>
@@ -301,7 +311,7 @@ extension Archive {
             }
         }
         guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
-        switch decodeRecord(bytes, at: range, defaults: defaultsObject(), index: nil) {
+        switch decodeRecord(bytes, at: range, reading: recordReading(), index: nil) {
         case .success(let (value, origin)):
             return DecodedArchive(
                 contents: .single(value), stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
@@ -315,7 +325,16 @@ extension Archive {
     /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
     func defaultsObject() -> DefaultsObject? {
         guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
-        return DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
+        return defaultsObject(from: encoding)
+    }
+
+    /// The declarations that decoding records reads, read now for all of them; `fillingDefaults` is `false` where
+    /// the caller fills the defaults, or fills none.
+    func recordReading(fillingDefaults: Bool = true) -> RecordReading<Value> {
+        RecordReading(
+            defaults: fillingDefaults ? defaultsObject() : nil, migrations: evolution.migrations,
+            fallback: evolution.fallback.flatMap(defaultsObject(from:))
+        )
     }
 
     /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
@@ -344,16 +363,18 @@ extension Archive {
         var migrated = IndexSet()
         var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
+        let reading = recordReading(fillingDefaults: false)
+        let skipsUnreadable = evolution.skipsUnreadable
         for index in ranges.indices {
             let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
-            switch decodeRecord(bytes, at: ranges[index], defaults: nil, index: index, filled: filled) {
+            switch decodeRecord(bytes, at: ranges[index], reading: reading, index: index, filled: filled) {
             case .success(let (value, origin)):
                 values.append(value)
                 stale.remove(index)
                 if origin != .stored { stale.insert(index) }
                 if origin == .migrated { migrated.insert(index) }
             case .failure(let mismatch):
-                guard evolution.skipsUnreadable else { throw mismatchError(mismatch) }
+                guard skipsUnreadable else { throw mismatchError(mismatch) }
                 // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
                 let record = ranges[index].shifted(by: bytes.startIndex)
                 guard isJSON(Data(bytes[record])) else { throw mismatchError(mismatch, isDamage: true) }
@@ -371,13 +392,13 @@ extension Archive {
     /// stands in for what an older type reads. A settings call's default value fills last, one key at a time.
     ///
     /// - Parameters:
-    ///   - defaults: The defaults to fill, unless the caller has filled them.
+    ///   - reading: The declarations, read once for all the records (see ``recordReading(fillingDefaults:)``).
     ///   - filled: The record with its defaults filled already, when that gained it a key.
     func decodeRecord(
-        _ bytes: Data, at range: Range<Int>, defaults: DefaultsObject?, index: Int?, filled: Data? = nil
+        _ bytes: Data, at range: Range<Int>, reading: RecordReading<Value>, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
         let raw = bytes[offsets: range]
-        let filled = filled ?? defaults?.filled(raw)
+        let filled = filled ?? reading.defaults?.filled(raw)
         var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
@@ -389,7 +410,7 @@ extension Archive {
             }
         }
         var attempts: [VersionMismatch.Attempt] = []
-        for migration in evolution.migrations {
+        for migration in reading.migrations {
             do {
                 return .success((try migration.decode(raw, decoder), .migrated))
             } catch {
@@ -407,7 +428,7 @@ extension Archive {
             }
         }
         // One key at a time, as the decoder asks: a key it can do without, such as an optional, stays missing.
-        if let fallback = evolution.fallback.flatMap({ DefaultsObject(encoding: $0, keys: KeyReading(decoder)) }) {
+        if let fallback = reading.fallback {
             while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
                 let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
                     .filled(current)
