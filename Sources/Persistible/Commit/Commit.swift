@@ -310,8 +310,10 @@ extension Archive {
         var carriedRecords: [Int] = []
         if !carried.isEmpty {
             let known = try encodedElements(carried.map(\.read))
-            // Every record's lost keys are named, not only the first one's.
+            // Every record's lost keys are named, not only the first one's; what the decoder says of a key serves
+            // every record.
             var lost: [String] = []
+            let keys = KeyReading(decoder)
             for (position, change) in carried.enumerated() {
                 // What the record holds: its stored bytes or, for a migrated record, its current-format form.
                 let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
@@ -321,7 +323,7 @@ extension Archive {
                 do {
                     let merged = try carrying(
                         from: storedBytes, within: storedRange, beyond: known.bytes, within: known.ranges[position],
-                        into: encoding, at: change.original
+                        into: encoding, at: change.original, keys: keys
                     )
                     guard merged != encoding else { continue }
                     pieces.replacements[piece] = merged
@@ -455,7 +457,7 @@ extension Archive {
     ///   have no place, or where the keys cannot be read.
     func carrying(
         from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
-        within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int
+        within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int, keys: KeyReading? = nil
     ) throws(PersistenceError) -> Data {
         // Keys that cannot be told apart cannot be shown to lose none: the decoder leaves the keys of an object no
         // type reads unread, so one holding a lone surrogate reaches here.
@@ -465,7 +467,8 @@ extension Archive {
             throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
         }
         let unknown = UnknownKeys(
-            stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known, keys: KeyReading(decoder)
+            stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known,
+            keys: keys ?? KeyReading(decoder)
         )
         guard !unknown.isEmpty else { return encoding }
         guard let merged = unknown.carried(

@@ -46,7 +46,20 @@ public struct ArchiveMigration<Value>: Sendable {
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
-        ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: Step(convert: convert).decode)
+        let step = Step(convert: convert, keepsOld: false)
+        return ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: step.decode)
+    }
+
+    /// A migration that decodes a record as the `Codable` `oldType`, then converts it; a write keeps the keys the old
+    /// type does not know at every depth, as the `Decodable` form describes.
+    ///
+    /// Chosen over the `Decodable` form wherever the type is known to be `Codable`, including in generic code.
+    public static func from<Old: Codable>(
+        _ oldType: Old.Type,
+        _ convert: @escaping @Sendable (Old) throws -> Value
+    ) -> ArchiveMigration<Value> {
+        let step = Step(convert: convert, keepsOld: true)
+        return ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: step.decode)
     }
 
     /// This migration followed by a conversion of its result: how a chain of versions declares each step once (see
@@ -64,13 +77,15 @@ public struct ArchiveMigration<Value>: Sendable {
 }
 
 /// A generic type rather than a closure: a closure that decoded `Old` would capture its metatype, which is not known
-/// to be `Sendable`. Whether `Old` is `Encodable` is asked of the value, so one `from` serves both kinds of copy.
+/// to be `Sendable`. The old value is kept only where `from` knew `Old` to be `Codable`, so that generic code that
+/// knows a type only as `Decodable` gets the `Decodable` behaviour, as it always did.
 private struct Step<Old: Decodable, Value>: Sendable {
     let convert: @Sendable (Old) throws -> Value
+    let keepsOld: Bool
 
     @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, old: (any Encodable)?) {
         let old = try decoder.decode(Old.self, from: bytes)
-        return (try convert(old), old as? any Encodable)
+        return (try convert(old), keepsOld ? old as? any Encodable : nil)
     }
 }
 

@@ -145,9 +145,34 @@ struct JSONScanner {
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // Escapes are rare, and the decoder's reading of them is the one that counts.
-        let quoted = [UInt8(ascii: "\"")] + characters + [UInt8(ascii: "\"")]
-        return try? JSONDecoder().decode(String.self, from: Data(quoted))
+        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair.
+        var units: [UInt16] = []
+        var rest = characters[...]
+        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
+            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
+            rest = rest[rest.index(after: backslash)...]
+            switch rest.popFirst() {
+            case UInt8(ascii: "u"):
+                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
+                units.append(unit)
+                rest = rest.dropFirst(4)
+            case let escaped?:
+                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+                units.append(controls[escaped] ?? UInt16(escaped))
+            case nil: return nil
+            }
+        }
+        units += String(decoding: rest, as: UTF8.self).utf16
+        var scalars = String.UnicodeScalarView()
+        var decoder = UTF16()
+        var iterator = units.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
