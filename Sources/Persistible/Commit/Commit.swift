@@ -222,12 +222,10 @@ struct Rewrite {
 extension Archive {
     /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
     /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``). Only those are
-    /// encoded. Records no version reads are not among `records` and stay as stored among their old neighbours.
+    /// encoded. Records no version reads are not among `records` and stay as stored.
     ///
     /// - Parameters:
     ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - sources: Where each record comes from; positions leave out the records no version reads, as `storedCount`
-    ///     does, and so do the returned `carried`.
     ///   - originals: What each changed record held when read, by original position.
     /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
     ///   checked loses nothing.
@@ -237,7 +235,11 @@ extension Archive {
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite? {
-        let unreadable = state.unreadable
+        guard state.unreadable.isEmpty else {
+            return try rewriteKeepingUnreadable(
+                state, storedCount: storedCount, records: records, sources: sources, originals: originals
+            )
+        }
         let pretty = encoder.outputFormatting.contains(.prettyPrinted)
         // A single value written as an array's record is indented one level deeper. Pretty-printed JSON has
         // newlines only between tokens, so indenting after each newline indents the value and nothing else.
@@ -245,28 +247,15 @@ extension Archive {
         let found = state.isSingleValue
             ? JSONScanner.valueRange(of: stored).map { [$0] }
             : state.recordRanges ?? JSONScanner.elementRanges(of: stored)
-        guard !sources.isEmpty || !unreadable.isEmpty else { return nil }
-        guard scansStrictJSON, let ranges = found, ranges.count == storedCount + unreadable.count,
-            unreadable.isEmpty || !state.isSingleValue
-        else {
-            // Records no version reads cannot be encoded.
-            guard unreadable.isEmpty else {
-                throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" }))
-            }
+        // Sources, not records: records no version reads, kept, have no value (see `rewriteKeepingUnreadable`).
+        guard !sources.isEmpty else { return nil }
+        guard scansStrictJSON, let ranges = found, ranges.count == storedCount else {
             // The caller encodes every record, which is safe only if that loses nothing.
             try requireNothingLostEncodingWhole(
                 state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
                 sources: sources, originals: originals
             )
             return nil
-        }
-        // Where each record the caller counts stands in the file, when some it does not count stand among them.
-        var filePositions: [Int]?
-        if !unreadable.isEmpty {
-            try refuseIdentitiesOfUnreadable(
-                in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
-            )
-            filePositions = ranges.indices.filter { !unreadable.contains($0) }
         }
 
         // The records to encode, and for the changed ones, what they held when read.
@@ -284,11 +273,10 @@ extension Archive {
             let rewritten: (original: Int, read: Value?)?
             switch source {
             case .unchanged(let position):
-                let position = filePositions?[position] ?? position
                 guard hasStale, state.stale.contains(position) else { continue }
                 rewritten = (position, records[index])
             case .changed(let position):
-                rewritten = (filePositions?[position] ?? position, originals[position])
+                rewritten = (position, originals[position])
             case .new:
                 rewritten = nil
             }
@@ -349,8 +337,6 @@ extension Archive {
         let sameOpening = ranges.first.map { $0.lowerBound == opening
             && stored.prefix(opening).elementsEqual(bytes.prefix(opening)) } ?? false
         var unchangedPrefix = 0
-        // How many records are in `bytes` or `span`.
-        var placed = 0
         func flush() {
             guard let copied = span, let originals = spanRecords else { return }
             let shift = bytes.count - copied.lowerBound
@@ -364,50 +350,22 @@ extension Archive {
             span = nil
             spanRecords = nil
         }
-        func copy(_ original: Int) {
-            placed += 1
-            if let current = spanRecords, current.upperBound == original, let copied = span {
-                span = copied.lowerBound..<ranges[original].upperBound
-                spanRecords = current.lowerBound..<(original + 1)
-                return
-            }
-            flush()
-            if placed > 1 { bytes.append(separator) }
-            span = ranges[original]
-            spanRecords = original..<(original + 1)
-        }
-        // The records no version reads, copied where they stood: among the stored records, before the new ones.
-        var kept = IndexSet()
-        var pending = unreadable.makeIterator()
-        var nextUnreadable = pending.next()
-        func keep(before position: Int) {
-            while let record = nextUnreadable, record < position {
-                kept.insert(placed)
-                copy(record)
-                nextUnreadable = pending.next()
-            }
-        }
-        // Where each record lies among the records written, when some kept ones stand among them.
-        var written = filePositions == nil ? [] : [Int](repeating: 0, count: sources.count)
-        let lastStored = sources.lastIndex { $0 != .new }
-        if lastStored == nil { keep(before: .max) }
         for (index, source) in sources.enumerated() {
-            defer { if index == lastStored { keep(before: .max) } }
             let piece = encodedIndex[index]
-            let original: Int?
-            switch source {
-            case .unchanged(let position), .changed(let position): original = filePositions?[position] ?? position
-            case .new: original = nil
-            }
-            if let original { keep(before: original) }
-            if !written.isEmpty { written[index] = placed }
-            if piece < 0, let original {
-                copy(original)
+            if piece < 0, case .unchanged(let original) = source {
+                if let current = spanRecords, current.upperBound == original, let copied = span {
+                    span = copied.lowerBound..<ranges[original].upperBound
+                    spanRecords = current.lowerBound..<(original + 1)
+                    continue
+                }
+                flush()
+                if index > 0 { bytes.append(separator) }
+                span = ranges[original]
+                spanRecords = original..<(original + 1)
                 continue
             }
             flush()
-            placed += 1
-            if placed > 1 { bytes.append(separator) }
+            if index > 0 { bytes.append(separator) }
             let start = bytes.count
             if let replacement = pieces.replacements[piece] {
                 bytes.append(replacement)
@@ -422,8 +380,67 @@ extension Archive {
         bytes.append(contentsOf: Array((pretty ? "\n]\n" : "]\n").utf8))
         return Rewrite(
             bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix,
-            carried: carriedRecords.map { ($0, newRanges[written.isEmpty ? $0 : written[$0]]) }, unreadable: kept
+            carried: carriedRecords.map { ($0, newRanges[$0]) }
         )
+    }
+
+    /// The rewrite of a file that holds records no version reads: each stays as stored among its old neighbours.
+    /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
+    private func rewriteKeepingUnreadable(
+        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+        originals: [Int: Value]
+    ) throws(PersistenceError) -> Rewrite {
+        let unreadable = state.unreadable
+        var whole = state
+        whole.unreadable = IndexSet()
+        guard scansStrictJSON, !state.isSingleValue,
+            let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
+            ranges.count == storedCount + unreadable.count
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        try refuseIdentitiesOfUnreadable(
+            in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
+        )
+        whole.recordRanges = ranges
+        // Where each record the caller counts stands in the file.
+        let stored = ranges.indices.filter { !unreadable.contains($0) }
+        var allSources: [RecordSource] = []
+        var allRecords: [Value] = []
+        // The caller's position of each record written; `nil` for one kept.
+        var written: [Int?] = []
+        var kept = IndexSet()
+        var pending = unreadable.makeIterator()
+        var next = pending.next()
+        func keep(before position: Int) {
+            while let record = next, record < position {
+                kept.insert(allSources.count)
+                allSources.append(.unchanged(record))
+                // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
+                if let standIn = records.first { allRecords.append(standIn) }
+                written.append(nil)
+                next = pending.next()
+            }
+        }
+        let lastStored = sources.lastIndex { $0 != .new }
+        if lastStored == nil { keep(before: .max) }
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .unchanged(let position), .changed(let position):
+                keep(before: stored[position])
+                allSources.append(source.isUnchanged ? .unchanged(stored[position]) : .changed(stored[position]))
+            case .new:
+                allSources.append(.new)
+            }
+            allRecords.append(records[index])
+            written.append(index)
+            if index == lastStored { keep(before: .max) }
+        }
+        let allOriginals = Dictionary(uniqueKeysWithValues: originals.map { (stored[$0.key], $0.value) })
+        guard var rewrite = try rewriteKeepingUntouched(
+            whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
+        ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
+        rewrite.carried = rewrite.carried.compactMap { carried in written[carried.record].map { ($0, carried.range) } }
+        rewrite.unreadable = kept
+        return rewrite
     }
 
     /// Throws if a value about to be written has the `id` of a record that no version reads: which of the two the
