@@ -101,7 +101,7 @@ do {
             var limits = rlimit(rlim_cur: limit, rlim_max: limit)
             // Glibc imports the resource as an enum case, Darwin as a plain Int32.
             #if canImport(Darwin)
-            let fileSize = RLIMIT_FSIZE
+            let fileSize: Int32 = RLIMIT_FSIZE
             #else
             let fileSize = Int32(RLIMIT_FSIZE.rawValue)
             #endif

@@ -232,8 +232,8 @@ extension SystemCalls {
             guard ioctl(descriptor, UInt(0x8008_6601), &flags) == 0 else { return false }
             return flags & 0x20 != 0
             #elseif canImport(Darwin)
-            var status = stat()
-            guard fstat(descriptor, &status) == 0 else { return false }
+            var status = Foundation.stat()
+            guard Foundation.fstat(descriptor, &status) == 0 else { return false }
             return status.st_flags & UInt32(UF_APPEND | SF_APPEND) != 0
             #else
             return false

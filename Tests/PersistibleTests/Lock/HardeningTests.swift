@@ -132,7 +132,12 @@ import Testing
             #expect(stat(lock, &after) == 0)
             // The one byte the first save made it, once in its life.
             #expect(after.st_size == 1)
-            #expect(after.st_ctim.tv_sec == before.st_ctim.tv_sec && after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
+            #if canImport(Darwin)
+            let (changedBefore, changedAfter) = (before.st_ctimespec, after.st_ctimespec)
+            #else
+            let (changedBefore, changedAfter) = (before.st_ctim, after.st_ctim)
+            #endif
+            #expect(changedAfter.tv_sec == changedBefore.tv_sec && changedAfter.tv_nsec == changedBefore.tv_nsec,
                 "the lock file was changed by \(saves) saves")
             #expect(try StressRecord.loadListFromFile().count == saves + 1)
         }
