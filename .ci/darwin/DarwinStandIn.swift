@@ -1,0 +1,119 @@
+// What Persistible's Apple branches use from Darwin and Glibc does not have, for `.ci/darwin-check`, which
+// type-checks a copy of the package with those branches selected against Glibc and this module. Nothing here runs.
+//
+// Each Darwin declaration is the Swift import of the C declaration quoted above it, read in Apple's xnu sources
+// (github.com/apple-oss-distributions/xnu, xnu-11417.101.15; path and line given). Swift imports `int` as Int32,
+// `uint32_t`, `__uint32_t` and `unsigned int` as UInt32, `size_t` and `ssize_t` as Int, `const char *` as
+// `UnsafePointer<CChar>!`, `char *` as `UnsafeMutablePointer<CChar>!`, and a macro that is an integer literal as an
+// Int32 constant.
+import Dispatch
+import Glibc
+
+private func notHere() -> Never {
+    fatalError("DarwinStandIn is for type-checking only")
+}
+
+// MARK: - Darwin only
+
+// bsd/sys/clonefile.h:49  int fclonefileat(int, int, const char *, uint32_t)
+public func fclonefileat(_ source: Int32, _ directory: Int32, _ path: UnsafePointer<CChar>!, _ flags: UInt32) -> Int32 {
+    notHere()
+}
+
+// bsd/sys/clonefile.h:33  #define CLONE_NOFOLLOW 0x0001
+public let CLONE_NOFOLLOW: Int32 = 0x0001
+// bsd/sys/clonefile.h:34  #define CLONE_NOOWNERCOPY 0x0002
+public let CLONE_NOOWNERCOPY: Int32 = 0x0002
+
+// bsd/sys/stdio.h:52  int renamex_np(const char *, const char *, unsigned int)
+public func renamex_np(_ from: UnsafePointer<CChar>!, _ to: UnsafePointer<CChar>!, _ flags: UInt32) -> Int32 {
+    notHere()
+}
+
+// bsd/sys/stdio.h:37  #define RENAME_EXCL 0x00000004
+public let RENAME_EXCL: Int32 = 0x0000_0004
+
+// bsd/sys/fcntl.h:304  #define F_FULLFSYNC 51
+public let F_FULLFSYNC: Int32 = 51
+// bsd/sys/fcntl.h:389  #define F_BARRIERFSYNC 85
+public let F_BARRIERFSYNC: Int32 = 85
+// bsd/sys/fcntl.h:140  #define O_EVTONLY 0x00008000
+public let O_EVTONLY: Int32 = 0x0000_8000
+
+// bsd/sys/stat.h:473-474, 500-501  UF_IMMUTABLE 0x00000002, UF_APPEND 0x00000004, SF_IMMUTABLE 0x00020000,
+// SF_APPEND 0x00040000
+public let UF_IMMUTABLE: Int32 = 0x0000_0002
+public let UF_APPEND: Int32 = 0x0000_0004
+public let SF_IMMUTABLE: Int32 = 0x0002_0000
+public let SF_APPEND: Int32 = 0x0004_0000
+
+// bsd/sys/resource.h:505  #define RLIMIT_FSIZE 1 (Glibc's is a case of an enumeration)
+public let RLIMIT_FSIZE: Int32 = 1
+
+// bsd/sys/stat.h:594  int fchflags(int, __uint32_t)
+public func fchflags(_ descriptor: Int32, _ flags: UInt32) -> Int32 {
+    notHere()
+}
+
+// bsd/sys/xattr.h:105  ssize_t flistxattr(int fd, char *namebuff, size_t size, int options)
+public func flistxattr(
+    _ descriptor: Int32, _ names: UnsafeMutablePointer<CChar>!, _ size: Int, _ options: Int32
+) -> Int {
+    notHere()
+}
+
+// bsd/sys/xattr.h:101  int fremovexattr(int fd, const char *name, int options)
+public func fremovexattr(_ descriptor: Int32, _ name: UnsafePointer<CChar>!, _ options: Int32) -> Int32 {
+    notHere()
+}
+
+// bsd/sys/stat.h:195-217, struct stat under __DARWIN_64_BIT_INO_T: `__uint32_t st_flags`,
+// `struct timespec st_mtimespec`, `struct timespec st_ctimespec`. Glibc's stat has none of them. Its fields' types
+// stay Glibc's here: `dev_t` is UInt64 where Darwin's is Int32 (bsd/sys/_types.h:80) and `mode_t` UInt32 where
+// Darwin's is UInt16 (bsd/sys/_types.h:93), which this check cannot see.
+extension stat {
+    public var st_flags: UInt32 { notHere() }
+    public var st_mtimespec: timespec { notHere() }
+    public var st_ctimespec: timespec { notHere() }
+}
+
+// MARK: - Linux only
+//
+// Names Glibc declares and Darwin does not. Each is declared again here with Glibc's own signature, so that a use in
+// an Apple branch is ambiguous between the two and fails to compile; `.ci/darwin-check --self-test` shows that each
+// one does. Darwin has no `fdatasync` (its `unistd.h` leaves it out), keeps the times of a file's status in
+// `st_mtimespec` and `st_ctimespec`, and has kqueue instead of inotify.
+
+public func fdatasync(_ descriptor: Int32) -> Int32 { notHere() }
+
+public func inotify_init1(_ flags: Int32) -> Int32 { notHere() }
+
+public func inotify_add_watch(_ descriptor: Int32, _ path: UnsafePointer<CChar>!, _ mask: UInt32) -> Int32 {
+    notHere()
+}
+
+public func inotify_rm_watch(_ descriptor: Int32, _ watch: Int32) -> Int32 { notHere() }
+
+extension stat {
+    public var st_mtim: timespec { notHere() }
+    public var st_ctim: timespec { notHere() }
+    public var st_atim: timespec { notHere() }
+}
+
+// MARK: - Dispatch on Darwin
+
+// Apple's Dispatch overlay declares these; swift-corelibs-libdispatch, the same overlay, leaves them out of Linux
+// builds (`src/swift/Source.swift`: `#if !os(Linux) && !os(Android) && !os(Windows)`).
+public protocol DispatchSourceFileSystemObject: DispatchSourceProtocol {
+    var handle: Int32 { get }
+    var data: DispatchSource.FileSystemEvent { get }
+    var mask: DispatchSource.FileSystemEvent { get }
+}
+
+extension DispatchSource {
+    public static func makeFileSystemObjectSource(
+        fileDescriptor: Int32, eventMask: FileSystemEvent, queue: DispatchQueue? = nil
+    ) -> any DispatchSourceFileSystemObject {
+        notHere()
+    }
+}
