@@ -16,11 +16,14 @@ import Testing
         )
         let state = try #require(try archive.read())
         let changed = AddedField.V1(id: "a", title: "y")
-        let error = #expect(throws: PersistenceError.self) {
-            try archive.rewriteKeepingUntouched(
+        // Caught by hand: #expect(throws:) returns the error only from Swift 6.1 on.
+        do {
+            _ = try archive.rewriteKeepingUntouched(
                 state, storedCount: 1, records: [changed], sources: [.changed(0)], originals: [:]
             )
+            Issue.record("the rewrite dropped the record's unknown keys without an error")
+        } catch {
+            #expect(error.reason == .unknownKeysWouldBeLost(keyPaths: ["[0]"]))
         }
-        #expect(error?.reason == .unknownKeysWouldBeLost(keyPaths: ["[0]"]))
     }
 }
