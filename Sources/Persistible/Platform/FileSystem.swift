@@ -429,6 +429,11 @@ enum FileClone {
         let system = source.file.system
         let device = source.status.device
         #if canImport(Darwin)
+        // A clone carries the source's flags and extended attributes, which a file written whole does not. Flags
+        // that would keep the clone from being written or removed, or that only the superuser may clear, mean
+        // writing it whole; the rest, and the attributes, are cleared, so that either way a save leaves one file.
+        let blocking = UInt32(UF_IMMUTABLE | UF_APPEND) | ~UInt32(UF_SETTABLE)
+        guard source.status.st_flags & blocking == 0 else { return (try create(), nil) }
         var cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
         if !cloned, errno == EEXIST, system.calls.unlink(path) == 0 {
             cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
@@ -438,6 +443,11 @@ enum FileClone {
             return (try create(), nil)
         }
         guard let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) else {
+            _ = system.calls.unlink(path)
+            return (try create(), nil)
+        }
+        guard fchflags(file.descriptor, 0) == 0, removeExtendedAttributes(of: file.descriptor) else {
+            file.closeQuietly()
             _ = system.calls.unlink(path)
             return (try create(), nil)
         }
@@ -456,6 +466,20 @@ enum FileClone {
         return (file, (shared, shared))
         #endif
     }
+
+    #if canImport(Darwin)
+    /// Removes every extended attribute of the open file; `false` if one may be left.
+    private static func removeExtendedAttributes(of descriptor: Int32) -> Bool {
+        let size = flistxattr(descriptor, nil, 0, 0)
+        guard size > 0 else { return size == 0 }
+        var names = [CChar](repeating: 0, count: size)
+        let length = flistxattr(descriptor, &names, size, 0)
+        guard length >= 0 else { return false }
+        return names[..<length].split(separator: 0).allSatisfy { name in
+            (Array(name) + [0]).withUnsafeBufferPointer { fremovexattr(descriptor, $0.baseAddress, 0) == 0 }
+        }
+    }
+    #endif
 
     /// How many bytes at the start of `source` to share: the whole blocks before `length` (the block of the first
     /// change is written, not copied on write), less the small extents at their end.
