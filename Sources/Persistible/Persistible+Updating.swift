@@ -57,11 +57,9 @@ extension Persistible where Self: Codable & Hashable {
             return (.array(WritePlan.inOrder(values, identity: RecordIdentity<Self>())), result)
         }
     }
-}
 
-// MARK: - Overwrite
+    // MARK: - Overwrite
 
-extension Persistible where Self: Codable & Hashable {
     /// Makes the file hold exactly this value, as a single value, whatever value or array it held.
     ///
     /// It writes nothing when the file holds exactly this value already, and never replaces a file it cannot read:
