@@ -73,11 +73,8 @@ struct DefaultsObject {
         }
         guard isObject else { return }
         if missing > 0 {
-            var text = Data()
-            for (index, member) in members.enumerated() where !found[index] {
-                if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-                text.append(member.text)
-            }
+            let lacking = members.indices.filter { !found[$0] }.map { members[$0].text }
+            var text = Data(lacking.joined(separator: [UInt8(ascii: ",")]))
             if count > 0 { text.append(UInt8(ascii: ",")) }
             // Right after the opening brace, so that the offsets of everything below stay in order.
             let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))! + 1
