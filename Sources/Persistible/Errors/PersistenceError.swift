@@ -103,8 +103,7 @@ public struct PersistenceError: Error, Sendable, Equatable {
 // MARK: - Description
 
 extension PersistenceError: CustomStringConvertible {
-    /// What happened and what to do about it: ``errorDescription`` followed by ``recoverySuggestion``, for logs and
-    /// for the developer.
+    /// ``errorDescription`` followed by ``recoverySuggestion``: what happened and what to do, for logs and developers.
     public var description: String {
         [errorDescription, recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
