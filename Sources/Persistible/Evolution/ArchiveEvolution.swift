@@ -104,10 +104,8 @@ struct DefaultsObject {
             var member = members.first(where: { keys.read($0.name, at: parents) == key })
         else { return nil }
         if path.count > 1 {
-            guard let child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key]) else {
-                return nil
-            }
-            member.child = child
+            member.child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key])
+            guard member.child != nil else { return nil }
         }
         var only = self
         only.members = [member]
