@@ -13,8 +13,8 @@ extension Persistible where Self: Codable & Hashable {
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
     ///
-    /// This is how to read settings on a first run (see <doc:SettingsAndEditing>). Only a missing file gives the
-    /// default: a damaged file still throws, rather than being replaced by defaults at the next save.
+    /// Only a missing file gives the default: a damaged file still throws, rather than being replaced by defaults at
+    /// the next save (see <doc:SettingsAndEditing>).
     ///
     /// ```swift
     /// let settings = try Settings.loadFromFile(default: Settings())
@@ -54,8 +54,7 @@ extension Persistible where Self: Codable & Hashable {
         return state.contents
     }
 
-    /// Passes what ``load()`` returns to `completion`, on the calling thread, before returning: the form of
-    /// ``load()`` that earlier versions offered.
+    /// Passes what ``load()`` returns to `completion` on the calling thread: the form earlier versions offered.
     ///
     /// - Throws: ``PersistenceError``, as ``load()`` does, or what `completion` throws.
     public static func load(completion: (PersistenceData<Self>) throws -> Void) throws {
