@@ -8,15 +8,13 @@ extension Persistible where Self: Codable & Hashable {
     ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``), or a
     ///   reason it lists for any operation.
     public static func loadFromFile() throws -> Self {
-        let archive = try archive()
-        guard let state = try archive.read() else { throw archive.failure(.fileNotFound) }
-        return try single(in: state.contents, of: archive)
+        try single(in: load())
     }
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
     ///
-    /// This is how to read settings on a first run (see <doc:SettingsAndEditing>). Only a missing file gives the
-    /// default: a damaged file still throws, rather than being replaced by defaults at the next save.
+    /// Only a missing file gives the default: a damaged file still throws, rather than being replaced by defaults at
+    /// the next save (see <doc:SettingsAndEditing>).
     ///
     /// ```swift
     /// let settings = try Settings.loadFromFile(default: Settings())
@@ -37,7 +35,7 @@ extension Persistible where Self: Codable & Hashable {
             state = try archive.filling(from: defaultValue()).read()
         }
         guard let state else { return try defaultValue() }
-        return try single(in: state.contents, of: archive)
+        return try single(in: state.contents)
     }
 
     /// Loads every value the file holds, in order: the array, or the single value as an array of one.
@@ -56,18 +54,16 @@ extension Persistible where Self: Codable & Hashable {
         return state.contents
     }
 
-    /// Loads what the file holds and passes it to `completion`, on the calling thread, before returning: the form of
-    /// ``load()`` that earlier versions offered.
+    /// Passes what ``load()`` returns to `completion` on the calling thread: the form earlier versions offered.
     ///
     /// - Throws: ``PersistenceError``, as ``load()`` does, or what `completion` throws.
     public static func load(completion: (PersistenceData<Self>) throws -> Void) throws {
         try completion(load())
     }
 
-    /// The value `contents` holds, or the error of a file that holds an array where one value was expected.
-    private static func single(in contents: PersistenceData<Self>, of archive: Archive<Self>) throws -> Self {
+    private static func single(in contents: PersistenceData<Self>) throws -> Self {
         guard case .single(let value) = contents else {
-            throw archive.failure(.holdsArray(count: contents.values.count))
+            throw try archive().failure(.holdsArray(count: contents.values.count))
         }
         return value
     }
@@ -76,10 +72,8 @@ extension Persistible where Self: Codable & Hashable {
 // MARK: - Look up
 
 extension Persistible where Self: Codable & Hashable & Identifiable {
-    /// The stored value with this `id`, or `nil` when the file holds none, or there is no file.
-    ///
-    /// If the file holds several values with this `id` (written by other means), the last is returned: the one a
-    /// write of them all keeps.
+    /// The stored value with this `id`, or `nil` when the file holds none, or there is no file; of several values
+    /// with this `id` (written by other means), the last, which a write of them all keeps.
     ///
     /// ```swift
     /// let todo = try Todo.loadFromFile(id: 3) // nil if there is none
@@ -89,7 +83,6 @@ extension Persistible where Self: Codable & Hashable & Identifiable {
     /// - Returns: The value, or `nil`.
     /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does, except that no file is no error.
     public static func loadFromFile(id: ID) throws -> Self? {
-        let archive = try archive()
-        return try archive.read()?.contents.values.last { $0.id == id }
+        try archive().read()?.contents.values.last { $0.id == id }
     }
 }

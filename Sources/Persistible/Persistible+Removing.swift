@@ -13,8 +13,7 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// - Returns: Whether anything was removed.
-    /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file holds neither `Self` nor `[Self]`.
+    /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     @discardableResult
     public func removeFromFile() throws -> Bool {
         let identity = RecordIdentity<Self>()
@@ -22,14 +21,12 @@ extension Persistible where Self: Codable & Hashable {
         return try Self.archive().remove { identity.of($0) == key } > 0
     }
 
-    /// Removes every stored value for which `shouldRemove` returns `true`, or none if it throws, as
-    /// ``removeFromFile()`` removes.
+    /// Removes every stored value for which `shouldRemove`, run under the lock, returns `true`, or none if it
+    /// throws, as ``removeFromFile()`` removes.
     ///
     /// ```swift
     /// let removed = try Person.removeFromFile { $0.name == "Amy" }
     /// ```
-    ///
-    /// `shouldRemove` runs under the lock: do not write this type's file from it (see <doc:Concurrency>).
     ///
     /// - Parameter shouldRemove: Whether to remove a stored value.
     /// - Returns: How many values were removed.

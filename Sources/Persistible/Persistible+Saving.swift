@@ -12,9 +12,9 @@ extension Persistible where Self: Codable & Hashable {
     /// | an array                                | the array, with this value appended if new                   |
     /// | a value with this `id` (`Identifiable`) | this value, single or where the old one stood in the array   |
     ///
-    /// Values of a type that is not `Identifiable` are compared with `==`; those of an `Identifiable` type are one
-    /// record when their `id`s are equal. The save is atomic and locked: no save of another thread or process is
-    /// lost, and a crash leaves the old file or the new one (see <doc:Guarantees>).
+    /// Values are one record when they are `==`, or for an `Identifiable` type when their `id`s are. The save is
+    /// atomic and locked: no save of another thread or process is lost, and a crash leaves the old file or the new
+    /// one (see <doc:Guarantees>).
     ///
     /// ```swift
     /// if !(try sam.saveToFile()) {
@@ -23,8 +23,7 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// - Returns: Whether the file was written: `false` when it held this value already.
-    /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file holds neither `Self` nor `[Self]`.
+    /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     @discardableResult
     public func saveToFile() throws -> Bool {
         try Self.archive().merge([self], asSingleValue: true) > 0
@@ -32,11 +31,8 @@ extension Persistible where Self: Codable & Hashable {
 }
 
 extension Array where Element: Persistible & Codable & Hashable {
-    /// Saves the values that the file does not hold yet, after the ones it does; for an `Identifiable` type,
-    /// replaces the stored values with the same `id`s.
-    ///
-    /// Values already in the file stay where they are, and new ones follow in the order given, each once; of two
-    /// values with one `id`, the file keeps the later. If no value is new, nothing is written.
+    /// Saves the values that the file does not hold yet, after the ones it does, each once, in the order given; for
+    /// an `Identifiable` type, replaces the stored values with the same `id`s (of two new ones, the later wins).
     ///
     /// ```swift
     /// try [sam, amy].saveToFile()
@@ -56,10 +52,8 @@ extension Array where Element: Persistible & Codable & Hashable {
 // MARK: - Delete
 
 extension Persistible {
-    /// Deletes the file, so that the next save starts afresh; deleting a file that does not exist does nothing.
-    ///
-    /// Deleting takes the lock that saves take, so it never removes a file in the middle of a save. A symbolic link
-    /// at ``archiveUrl`` is kept, and the regular file it leads to removed.
+    /// Deletes the file, under the lock saves take, so that the next save starts afresh; deleting a file that does
+    /// not exist does nothing. A symbolic link at ``archiveUrl`` is kept, and the regular file it leads to removed.
     ///
     /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` with the operation `"delete"` if the file cannot
@@ -69,6 +63,5 @@ extension Persistible {
     }
 }
 
-/// Stands in for the stored type, since deleting needs no values: `deleteFile()` is available to every
-/// ``Persistible`` type, not only to `Codable & Hashable` ones.
+/// Lets every ``Persistible`` type, not only `Codable & Hashable` ones, delete its file, which needs no values.
 private struct NoValues: Codable, Hashable {}

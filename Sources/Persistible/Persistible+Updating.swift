@@ -4,10 +4,9 @@ extension Persistible where Self: Codable & Hashable {
     /// Changes the single value the file holds, or `defaultValue` when nothing has been saved yet, and saves the
     /// result in place of it; the read-modify-write that settings need.
     ///
-    /// The file's lock is held from the read to the write, so no update of another thread or process is lost;
-    /// keep `body` short, and do not write this type's file from it (see <doc:Concurrency>). Nothing is written if
-    /// `body` throws or leaves the stored value as it was; when there is no file the result is written even if it
-    /// equals `defaultValue`, so that the user's choice stays made when a later version changes the default.
+    /// The file's lock is held from the read to the write, so no update of another thread or process is lost.
+    /// Nothing is written if `body` throws or leaves the stored value as it was; when there is no file the result is
+    /// written even if it equals `defaultValue`, so that a later version's new default does not undo the choice.
     ///
     /// ```swift
     /// let settings = try Settings.update(default: Settings()) { settings in
@@ -29,16 +28,10 @@ extension Persistible where Self: Codable & Hashable {
     ) throws -> Self {
         try archive().update(default: defaultValue, body)
     }
-}
 
-// MARK: - Update a list
-
-extension Persistible where Self: Codable & Hashable {
-    /// Changes the values the file holds in one step under the file's lock: the read-modify-write that a list
-    /// several processes add to needs.
-    ///
-    /// It reads the values (none when there is no file, a single value as an array of one), runs `body` on them and
-    /// makes the file hold the result as an array. Nobody writes in between, so fresh `id`s never collide:
+    /// Changes the values the file holds (none when there is no file, a single value as an array of one) under the
+    /// file's lock, as ``update(default:_:)`` does, and makes it hold the result as an array: the read-modify-write
+    /// that a list several processes add to needs. Nobody writes in between, so fresh `id`s never collide:
     ///
     /// ```swift
     /// let id = try Todo.updateList { todos in
@@ -49,7 +42,7 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// Of several values with one identity in the result, the last stands where the first stood. Nothing is written
-    /// if `body` throws or leaves the values as they were. `body` runs under the lock, as in ``update(default:_:)``.
+    /// if `body` throws or leaves the values as they were.
     ///
     /// - Parameter body: Changes the values; what it returns is returned.
     /// - Returns: What `body` returns.
@@ -64,24 +57,20 @@ extension Persistible where Self: Codable & Hashable {
             return (.array(WritePlan.inOrder(values, identity: RecordIdentity<Self>())), result)
         }
     }
-}
 
-// MARK: - Overwrite
+    // MARK: - Overwrite
 
-extension Persistible where Self: Codable & Hashable {
     /// Makes the file hold exactly this value, as a single value, whatever value or array it held.
     ///
     /// It writes nothing when the file holds exactly this value already, and never replaces a file it cannot read:
-    /// move it aside or delete it with ``deleteFile()`` first. When this value is the stored record (any value of a
-    /// type that is not `Identifiable`, or one with the stored `id`), it keeps the keys this type does not know, as
-    /// <doc:ModelEvolution> describes.
+    /// move it aside or delete it first. Where this value replaces the stored record, it keeps the keys this type
+    /// does not know (see <doc:ModelEvolution>).
     ///
     /// ```swift
     /// try Settings(theme: "dark", fontSize: 14).overwriteFile()
     /// ```
     ///
-    /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
-    ///   ``PersistenceError/Reason/unreadable(codingPath:detail:)`` if the file holds neither `Self` nor `[Self]`.
+    /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     public func overwriteFile() throws {
         _ = try Self.archive().overwrite(with: .single(self))
     }
@@ -90,8 +79,8 @@ extension Persistible where Self: Codable & Hashable {
 extension Array where Element: Persistible & Codable & Hashable {
     /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
     ///
-    /// Of several values with one identity, the last stands where the first stood. An empty array leaves `[]` rather
-    /// than deleting the file. It writes as ``Persistible/overwriteFile()`` does.
+    /// Of several values with one identity, the last stands where the first stood; an empty array leaves `[]`. It
+    /// writes as ``Persistible/overwriteFile()`` does.
     ///
     /// ```swift
     /// try [maame, sam].overwriteFile() // The file holds [maame, sam], whatever it held.

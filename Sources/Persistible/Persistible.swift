@@ -18,63 +18,55 @@ import Foundation
 /// Every requirement has a default, so a conformance can be empty; because they are requirements, not extension
 /// members, a type's own choices are honored even through generic code.
 ///
-/// **Saving, loading and deleting can be called from any thread and from several processes at once.**
-/// See <doc:Guarantees> for what a save promises, and ``PersistenceError`` for the reasons any operation may throw.
+/// **Saving, loading and deleting can be called from any thread and from several processes at once.** The closures
+/// of ``update(default:_:)``, ``updateList(_:)`` and ``removeFromFile(where:)`` run under the file's lock: keep them
+/// short, and do not write this type's file from them (see <doc:Concurrency>). See <doc:Guarantees> for what a save
+/// promises, and ``PersistenceError`` for the reasons any operation may throw.
 public protocol Persistible {
     /// The name of the file without its `.json` extension; by default the type's name, so `Person` is in `Person.json`.
-    ///
-    /// A name that is empty, `.` or `..`, or contains `/` or NUL, makes every operation throw
-    /// ``PersistenceError/Reason/invalidFileName(_:)``; one over 200 bytes of UTF-8, which leaves no room for the
-    /// names of its temporary and lock file, ``PersistenceError/Reason/fileNameTooLong(name:limit:)``.
+    /// Operations throw ``PersistenceError/Reason/invalidFileName(_:)`` or
+    /// ``PersistenceError/Reason/fileNameTooLong(name:limit:)`` for a name they cannot use.
     static var fileName: String { get }
 
     /// The directory that holds the file, which the first save creates with its parents.
     ///
     /// The default is the first of: the directory given to ``withArchiveDirectory(_:operation:)`` in the current
     /// task; the `PERSISTIBLE_DIRECTORY` environment variable, when it holds an absolute path; and
-    /// ``ArchiveDirectory/data(application:)``. Return one of ``ArchiveDirectory``'s directories to choose another
-    /// kind, such as ``ArchiveDirectory/configuration(application:)`` for settings.
+    /// ``ArchiveDirectory/data(application:)``. For settings, return ``ArchiveDirectory/configuration(application:)``.
     static var archiveDirectory: URL { get }
 
-    /// The encoder that writes the file; by default ``ArchiveFormat/encoder``. Return the same instance each time,
-    /// as <doc:Concurrency> explains. Whatever the encoder, empty arrays and objects are written `[]` and `{}`, and
-    /// the file ends with a newline.
+    /// The encoder that writes the file; by default ``ArchiveFormat/encoder``. Return the same instance each time
+    /// (see <doc:Concurrency>). Empty arrays and objects are written `[]` and `{}`, and the file ends with a newline.
     static var archiveEncoder: JSONEncoder { get }
 
-    /// The decoder that reads the file; by default ``ArchiveFormat/decoder``. Pair it with ``archiveEncoder``, and
-    /// return the same instance each time.
+    /// The decoder that reads the file, paired with ``archiveEncoder``; by default ``ArchiveFormat/decoder``.
     static var archiveDecoder: JSONDecoder { get }
 
     /// Whether a save waits for the data to reach the disk before it returns; by default ``Durability/full``.
     static var archiveDurability: Durability { get }
 
-    /// How long a write or delete may wait for another writer's lock; by default `nil`, as long as it takes.
-    ///
-    /// Bound the wait, for example `.seconds(2)`, when another program may lock the file and stall: a write that
-    /// waits that long throws ``PersistenceError/Reason/lockHeld(processID:)``. See <doc:Guarantees>.
+    /// How long a write or delete may wait for another writer's lock, after which it throws
+    /// ``PersistenceError/Reason/lockHeld(processID:)``; by default `nil`, as long as it takes (see <doc:Guarantees>).
     static var archiveLockTimeout: Duration? { get }
 
     /// Whether this process keeps the file's contents in memory between operations; by default `true`.
     ///
-    /// A load of an unchanged file then costs a `stat`. Every operation first checks that the file is unchanged, a
-    /// check that a program rewriting the file in place can escape: if other programs edit it so, return `false`.
-    /// <doc:Guarantees> tells what the check misses and what the memory costs; ``clearArchiveCache()`` frees it.
+    /// A load of an unchanged file then costs a `stat`. Return `false` if other programs rewrite the file in place,
+    /// which the check for a changed file can miss (see <doc:Guarantees>); ``clearArchiveCache()`` frees the memory.
     /// Values of class types are never cached.
     static var cachesArchive: Bool { get }
 
     /// A value whose encoding fills the keys a stored record lacks, at every depth, before the record is decoded;
     /// by default `nil`.
     ///
-    /// Swift's synthesized `Decodable` ignores property defaults, so a field added to a type makes the records saved
-    /// before it fail to decode unless its default is declared here. A key the record has is never replaced, and
-    /// loads write nothing. See <doc:ModelEvolution>.
+    /// Swift's synthesized `Decodable` ignores property defaults: declare here the default of a field added to the
+    /// type. A key the record has is never replaced, and loads write nothing. See <doc:ModelEvolution>.
     static var archiveDefaults: Self? { get }
 
     /// How to read records written by earlier versions of the type, newest first; by default none.
     ///
     /// A record is decoded as the current type, then as each migration's type in order, and the first that reads it
-    /// wins; a record that none reads throws ``PersistenceError/Reason/unreadable(codingPath:detail:)``, unless
-    /// ``archiveSkipsUnreadableRecords`` skips it. See <doc:ModelEvolution>.
+    /// wins; see <doc:ModelEvolution>.
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
 
     /// Whether reads skip the records of an array that no version of the type reads, and writes keep them byte for
@@ -89,7 +81,7 @@ public protocol Persistible {
 /// The format files are written in unless a type or store chooses another.
 public enum ArchiveFormat {
     /// Pretty-printed with sorted keys and slashes unescaped, so that the file reads well and the same values always
-    /// give the same bytes. One shared instance, since making an encoder costs more than a small save.
+    /// give the same bytes.
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -30,11 +30,9 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// There is no file: nothing has been saved yet, or it was deleted.
         case fileNotFound
 
-        /// The file exists but does not hold the type, nor an array of it, and is never written over.
-        ///
-        /// The file may be damaged or not JSON, or valid JSON written by another version of the type:
-        /// ``PersistenceError/versionMismatch`` tells which. `codingPath` locates the problem (`[3].age`, empty for
-        /// the whole file) and `detail` is the decoder's message.
+        /// The file exists but does not hold the type, nor an array of it, and is never written over; it is
+        /// damaged or written by another version of the type, as ``PersistenceError/versionMismatch`` tells.
+        /// `codingPath` locates the problem (`[3].age`, empty for the whole file); `detail` is the decoder's message.
         case unreadable(codingPath: String, detail: String)
 
         /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
@@ -43,7 +41,7 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``.
         case invalidFileName(String)
 
-        /// The values could not be encoded; `detail` is the encoder's message.
+        /// The encoder refused the values; `detail` is its message.
         case encodingFailed(detail: String)
 
         /// A system call failed while reading the file; `errno` is its error number.
@@ -61,11 +59,9 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A store's `update` found no record with this identity.
         case recordNotFound(identity: String)
 
-        /// A write would have dropped keys written by another version of the type, which this one does not know, from
-        /// records it changed that have no place for them. Nothing was written.
-        ///
-        /// `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for a record whose stored
-        /// keys cannot be read. See <doc:ModelEvolution> for where such keys are kept.
+        /// A write would have dropped keys that another version of the type wrote, which this one does not know,
+        /// from changed records that have no place for them; nothing was written (see <doc:ModelEvolution>).
+        /// `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for a whole record.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
         /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads, or is a sparse file
@@ -91,10 +87,8 @@ public struct PersistenceError: Error, Sendable, Equatable {
     public var typeName: String
 
     /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type said
-    /// about the first record that none of them reads; `nil` for a file that is not valid JSON and for other reasons.
-    ///
-    /// It tells a file written by another version of the model, which needs ``Persistible/archiveDefaults`` or a
-    /// migration, from a damaged one, which needs ``Persistible/salvageFile()`` or ``Persistible/moveFileAside()``.
+    /// about the first record that none of them reads; `nil` for a damaged file, which needs
+    /// ``Persistible/salvageFile()`` rather than ``Persistible/archiveDefaults`` or a migration, and other reasons.
     public var versionMismatch: VersionMismatch?
 
     /// Creates an error.
@@ -109,16 +103,15 @@ public struct PersistenceError: Error, Sendable, Equatable {
 // MARK: - Description
 
 extension PersistenceError: CustomStringConvertible {
-    /// What happened and what to do about it: ``errorDescription`` followed by ``recoverySuggestion``, for logs and
-    /// for the developer.
+    /// ``errorDescription`` followed by ``recoverySuggestion``: what happened and what to do, for logs and developers.
     public var description: String {
         [errorDescription, recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
 }
 
 extension PersistenceError: LocalizedError {
-    /// What happened and what became of the file, in words for the program's user, naming the file but no API: the
-    /// error's `localizedDescription`, what a command-line tool prints.
+    /// What happened and what became of the file, in words for the program's user, naming no API: the
+    /// `localizedDescription`.
     public var errorDescription: String? {
         wording.happened
     }
@@ -135,13 +128,12 @@ extension PersistenceError: LocalizedError {
         }
     }
 
-    /// What to do about it, meant for the developer: it may name the package's API. `nil` where the user's retry
-    /// is all there is to do.
+    /// What to do about it, for the developer: it may name the package's API; `nil` where a retry is all there is.
     public var recoverySuggestion: String? {
         wording.advice
     }
 
-    /// Both texts, side by side for each reason, so that what the user reads and the developer's advice stay in step.
+    /// Both texts side by side, so that what the user reads and the developer's advice stay in step.
     private var wording: (happened: String, advice: String?) {
         let path = url.path
         let leftAsIs = " The file was left as it is."

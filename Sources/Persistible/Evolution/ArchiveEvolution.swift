@@ -2,18 +2,16 @@ import Foundation
 
 /// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them.
 ///
-/// A record's keys are matched as bytes, which is all that most records pay. A key counts as held under any spelling
-/// the decoder reads as that key (see ``KeyReading``); those are unescaped and compared only where another spelling
-/// is possible: the decoder converts keys, or a key is escaped or not ASCII.
+/// Keys are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads
+/// them only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
 struct DefaultsObject {
     struct Member {
-        /// The key as the encoder wrote it, inside the quotes.
+        /// The key as the encoder wrote it, inside the quotes; `name`, unescaped.
         var key: Data
-        /// The key unescaped, as the decoder's strategy takes it.
         var name: String
         /// `"key":value` as the encoder wrote it, to insert.
         var text: Data
-        /// The value's own members, when it is an object: filled in a record's object under the same key.
+        /// The value's own members, when it is an object, to fill in a record's object under the same key.
         var child: DefaultsObject?
     }
 
@@ -42,7 +40,7 @@ struct DefaultsObject {
     }
 
     /// Appends to `insertions`, in increasing order of offset, the members that the object at `range` of `buffer`
-    /// lacks, at every depth; nothing if the bytes there are not an object. `path` holds the keys above it, as read.
+    /// lacks, at every depth. `path` holds the keys above it, as read.
     private func insertions(
         into buffer: UnsafeRawBufferPointer, at range: Range<Int>, path: [String] = [],
         _ insertions: inout [(range: Range<Int>, text: Data)]
@@ -75,11 +73,8 @@ struct DefaultsObject {
         }
         guard isObject else { return }
         if missing > 0 {
-            var text = Data()
-            for (index, member) in members.enumerated() where !found[index] {
-                if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-                text.append(member.text)
-            }
+            let lacking = members.indices.filter { !found[$0] }.map { members[$0].text }
+            var text = Data(lacking.joined(separator: [UInt8(ascii: ",")]))
             if count > 0 { text.append(UInt8(ascii: ",")) }
             // Right after the opening brace, so that the offsets of everything below stay in order.
             let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))! + 1
@@ -92,8 +87,7 @@ struct DefaultsObject {
         }
     }
 
-    /// Whether a key holding `byte` may spell what other bytes spell too: an escape, or a character that has other
-    /// canonically equivalent forms.
+    /// An escape, or a character that may have canonically equivalent forms.
     private static func mayBeSpelledOtherwise(_ byte: UInt8) -> Bool {
         byte >= 0x80 || byte == UInt8(ascii: "\\")
     }
@@ -110,18 +104,15 @@ struct DefaultsObject {
             var member = members.first(where: { keys.read($0.name, at: parents) == key })
         else { return nil }
         if path.count > 1 {
-            guard let child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key]) else {
-                return nil
-            }
-            member.child = child
+            member.child = member.child?.only(at: Array(path.dropFirst()), under: parents + [key])
+            guard member.child != nil else { return nil }
         }
         var only = self
         only.members = [member]
         return only
     }
 
-    /// `bytes` with the records at `ranges` filled from these defaults, the records' ranges in the result, and
-    /// which records gained a key.
+    /// `bytes` with the records at `ranges` filled, their ranges in the result, and which records gained a key.
     func fill(_ bytes: Data, records ranges: [Range<Int>]) -> (bytes: Data, ranges: [Range<Int>], filled: IndexSet) {
         var filled = IndexSet()
         var insertions: [(range: Range<Int>, text: Data)] = []
@@ -143,15 +134,15 @@ struct DefaultsObject {
 }
 
 extension Archive {
-    /// The defaults in `encoding`, its keys matched as this archive's decoder reads them; `nil` if it is no object.
+    /// `nil` if `encoding` is no object.
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
         DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
     }
 }
 
 extension Data {
-    /// These bytes with each range, counted from the first byte, replaced by its text; `nil` if the ranges are not
-    /// in increasing order or overlap.
+    /// These bytes with each range, counted from the first byte, replaced by its text; `nil` if ranges overlap or
+    /// are out of order.
     func applying(_ edits: [(range: Range<Int>, text: Data)]) -> Data? {
         var result = Data(capacity: count + edits.reduce(0) { $0 + $1.text.count })
         var copied = 0

@@ -1,10 +1,7 @@
 import Foundation
 
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
-/// convert them.
-///
-/// List one for each earlier version in ``Persistible/archiveMigrations``; <doc:ModelEvolution> says in which order
-/// they are tried and what a write keeps of a migrated record.
+/// convert them. <doc:ModelEvolution> says in which order they are tried and what a write keeps of a migrated record.
 ///
 /// ```swift
 /// enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
@@ -21,11 +18,9 @@ public struct ArchiveMigration<Value>: Sendable {
     /// The name of the type the records are decoded as.
     public let sourceTypeName: String
 
-    /// Decodes a record as the old type and converts it, with the old value when the old type is `Codable`: its
-    /// encoding is what the old type knows of the record.
+    /// The old value, kept when its type is `Codable`, tells by its encoding what the old type knows of the record.
     let decodeKeepingOld: @Sendable (Data, JSONDecoder) throws -> (value: Value, old: (any Encodable)?)
 
-    /// Decodes a record as the old type and converts it.
     func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> Value {
         try decodeKeepingOld(bytes, decoder).value
     }
@@ -33,8 +28,7 @@ public struct ArchiveMigration<Value>: Sendable {
     /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
     ///
     /// When the file is next written, the record keeps the keys the old type does not know, at every depth, if
-    /// `oldType` is `Codable`; one that is only `Decodable` cannot say which keys it knows, so fewer are kept (see
-    /// <doc:ModelEvolution>).
+    /// `oldType` is `Codable`; one that is only `Decodable` cannot say which keys it knows, so fewer are kept.
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -46,24 +40,18 @@ public struct ArchiveMigration<Value>: Sendable {
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
-        let step = Step(convert: convert, keepsOld: false)
-        return ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: step.decode)
+        Step(convert: convert, keepsOld: false).migration
     }
 
-    /// A migration that decodes a record as the `Codable` `oldType`, then converts it; a write keeps the keys the old
-    /// type does not know at every depth, as the `Decodable` form describes.
-    ///
-    /// Chosen over the `Decodable` form wherever the type is known to be `Codable`, including in generic code.
+    /// The `Decodable` form, chosen over it wherever `oldType` is known to be `Codable`, in generic code too.
     public static func from<Old: Codable>(
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
-        let step = Step(convert: convert, keepsOld: true)
-        return ArchiveMigration(sourceTypeName: String(reflecting: oldType), decodeKeepingOld: step.decode)
+        Step(convert: convert, keepsOld: true).migration
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once (see
-    /// <doc:ModelEvolution>).
+    /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values; it keeps the keys
@@ -76,12 +64,15 @@ public struct ArchiveMigration<Value>: Sendable {
     }
 }
 
-/// A generic type rather than a closure: a closure that decoded `Old` would capture its metatype, which is not known
-/// to be `Sendable`. The old value is kept only where `from` knew `Old` to be `Codable`, so that generic code that
-/// knows a type only as `Decodable` gets the `Decodable` behaviour, as it always did.
+/// A type rather than a closure, which would capture `Old`'s metatype, not known to be `Sendable`. The old value is
+/// kept only where `from` knew `Old` to be `Codable`: generic code that knows it as `Decodable` keeps what it did.
 private struct Step<Old: Decodable, Value>: Sendable {
     let convert: @Sendable (Old) throws -> Value
     let keepsOld: Bool
+
+    var migration: ArchiveMigration<Value> {
+        ArchiveMigration(sourceTypeName: String(reflecting: Old.self), decodeKeepingOld: decode)
+    }
 
     @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, old: (any Encodable)?) {
         let old = try decoder.decode(Old.self, from: bytes)
@@ -92,13 +83,9 @@ private struct Step<Old: Decodable, Value>: Sendable {
 // MARK: - Migrated records
 
 extension Archive {
-    /// A migrated record's stored form in the current format, with the keys it holds beyond the old type's encoding
-    /// of what it read: what a write compares with the encoding of the value read, as it does a record's bytes.
-    /// `migrations` are the type's, read once by the write rather than once per record.
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when no migration reads the record
-    ///   any more or its keys have no place in the current format, and
-    ///   ``PersistenceError/Reason/encodingFailed(detail:)``.
+    /// A migrated record in the current format, with the keys it holds beyond what the old type read: what a write
+    /// compares with the value's encoding, as it does a record's bytes. Throws `unknownKeysWouldBeLost` when no
+    /// migration reads it any more or its keys have no place.
     func currentForm(
         ofMigrated record: Data, at position: Int, by migrations: [ArchiveMigration<Value>]
     ) throws(PersistenceError) -> Data {
@@ -114,9 +101,8 @@ extension Archive {
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
     }
 
-    /// `current` with the top-level keys of `record` that an old type which is only `Decodable` did not read: those
-    /// the current encoding lacks and without which the record still migrates to `value`. One decode per such key,
-    /// paid once by the write that stores the record anew; nested keys are not probed.
+    /// `current` with the top-level keys of `record` that a `Decodable`-only old type did not read: those `current`
+    /// lacks, without which the record still migrates to `value`. One decode per key; nested keys are not probed.
     private func probedForm(
         of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
         at position: Int

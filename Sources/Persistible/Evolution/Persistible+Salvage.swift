@@ -5,9 +5,8 @@ import Foundation
 extension Persistible where Self: Codable & Hashable {
     /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// Records are decoded as ``load()`` decodes them. Where the file is damaged or cut short, reading resumes at the
-    /// next whole record (see <doc:ModelEvolution>), so one damaged record of N gives the other N − 1 values. To
-    /// start afresh without losing a byte, move the file aside and save the salvaged values:
+    /// Where the file is damaged or cut short, reading resumes at the next whole record, so one damaged record of N
+    /// gives the other N − 1 values. To start afresh without losing a byte, move the file aside and save the rest:
     ///
     /// ```swift
     /// let salvaged = try Task.salvageFile()
@@ -17,20 +16,18 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// - Returns: The readable values, in stored order, and the unreadable records with their bytes as stored.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it, and
-    ///   ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason
+    ///   it lists for any operation other than `unreadable`.
     public static func salvageFile() throws -> SalvagedRecords<Self> {
         try archive().salvage()
     }
 
     /// The records of the file that no version of the type reads, which loads skip and writes keep as they are when
-    /// the type returns `true` from ``archiveSkipsUnreadableRecords``; asking costs nothing when every record reads.
+    /// ``archiveSkipsUnreadableRecords`` is `true`; asking costs nothing when every record reads.
     ///
     /// - Returns: The records no version reads, in stored order; none when there is no file.
-    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does, except that a missing file is no error. A type
-    ///   that does not skip such records throws ``PersistenceError/Reason/unreadable(codingPath:detail:)`` for the
-    ///   first of them, as its loads do.
+    /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does (for a type that does not skip them, on the first
+    ///   such record), except that a missing file is no error.
     public static func unreadableRecords() throws -> [UnreadableRecord] {
         try archive().unreadableRecords()
     }
@@ -40,15 +37,12 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// The new name adds `.unreadable-<time>` (the file does not decode, or cannot be read at all) or
     /// `.moved-aside-<time>` before `.json`, in UTC, as in `Task.unreadable-20261123T064002Z.json`, and `-2`, `-3`
-    /// and so on if that is taken: an existing file is never replaced. The rename holds the lock every save takes,
-    /// and with full durability the directory is flushed. The next save starts a new file.
+    /// and so on if that is taken: an existing file is never replaced. With full durability the directory is
+    /// flushed. The next save starts a new file.
     ///
     /// - Returns: The file's new location.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file,
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot be renamed (it then keeps its
-    ///   name) or, with the operation `"fsync directory"`, if it was renamed but the directory could not be flushed
-    ///   (the next write there flushes it), ``PersistenceError/Reason/lockFailed(operation:errno:)`` if the lock
-    ///   cannot be taken, and ``PersistenceError/Reason/invalidFileName(_:)`` for a bad ``fileName``.
+    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason
+    ///   it lists for any write, such as ``PersistenceError/Reason/writeFailed(operation:errno:)`` if the rename fails.
     @discardableResult
     public static func moveFileAside() throws -> URL {
         try archive().moveAside()

@@ -1,19 +1,16 @@
 import Foundation
 
-/// What a stored record holds beyond the encoding of the value read from it (keys its type does not know, and values
-/// it read as other values), and how to carry that into the record's new encoding. The value need not have been
-/// decoded from the record: a stored form converted to another model and back works too.
+/// What a stored record holds beyond the encoding of the value read from it (keys its type does not know, values it
+/// read as other values), and how to carry that into the record's new encoding.
 struct UnknownKeys {
-    /// A key to add to the object at `path` of the new encoding, with its stored value.
     struct Member {
         var path: [String]
         var key: String
         var value: Range<Int>
     }
 
-    /// A value at `path` that differs from the encoding of the value read from it (a scalar read as another, an array
-    /// whose elements do, a value of another kind): its parts cannot be matched with the new ones, so it is kept
-    /// whole where the new value leaves it as read.
+    /// A value that differs from its encoding as read (a scalar read as another, an array whose elements do, another
+    /// kind): its parts cannot be matched with the new ones, so it is kept whole where the new value leaves it as read.
     struct WholeValue {
         var path: [String]
         var stored: JSONTree
@@ -33,13 +30,13 @@ struct UnknownKeys {
 
     private init() {}
 
-    /// What `stored`, in `storedBytes`, holds that `known`, in `knownBytes`, lacks or holds otherwise, at every depth;
-    /// a stored key that `keys` reads as a key of `known` is that key.
+    /// What `stored` holds that `known` lacks or holds otherwise, at every depth; a stored key that `keys` reads as
+    /// a key of `known` is that key.
     init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
         collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
     }
 
-    /// `path` is where `known` is, as its encoding spells the keys; `read`, the same keys as the decoder reads them.
+    /// `path` spells the keys as the encoding does; `read`, as the decoder reads them.
     private mutating func collect(
         _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
         keys: KeyReading
@@ -91,9 +88,8 @@ struct UnknownKeys {
         return paths.isEmpty && !encodedWhole ? ["[\(record)]"] : paths
     }
 
-    /// `encoding`, a record's new encoding, with these keys carried over from `storedBytes` and each value kept
-    /// whole put back as stored where `encoding` holds it as read; `nil` where a key, or an array or object kept
-    /// whole, has no place. `prettyPrinted` writes `" : "` between a key and its value, as the encoder does.
+    /// `encoding`, a record's new encoding, with these keys carried over from `storedBytes` and each value kept whole
+    /// put back where `encoding` holds it as read; `nil` where a key, or an array or object kept whole, has no place.
     func carried(into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool) -> Data? {
         guard let tree = JSONTree.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
@@ -137,7 +133,7 @@ struct UnknownKeys {
         return result
     }
 
-    /// The whitespace between the previous comma or brace and `offset`: a member's indentation.
+    /// A member's indentation.
     private static func whitespace(before offset: Int, in data: Data) -> Data {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
@@ -148,11 +144,9 @@ struct UnknownKeys {
 // MARK: - Encoding a file whole
 
 extension Archive {
-    /// Throws unless encoding `records` whole, in place of the file whose bytes are `stored`, keeps everything the
-    /// stored records it keeps held: for a file whose records cannot be found in its bytes (UTF-16, a trailing
-    /// comma, JSON5). `originals` holds what each changed record was read as, by original position.
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming what would be lost.
+    /// Throws `unknownKeysWouldBeLost` unless encoding `records` whole keeps all that the stored records it keeps
+    /// held: for a file whose records cannot be found in its bytes (UTF-16, JSON5). `originals`: each changed record
+    /// as read, by original position.
     func requireNothingLostEncodingWhole(
         _ stored: Data, isSingleValue: Bool, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -204,11 +198,11 @@ extension Archive {
 /// under `.convertFromSnakeCase`; `"cafe\u0301"` is `"café"` under any), so that a default never fills, nor a write
 /// keeps, a key the record holds under another spelling.
 ///
-/// A class, so that what it learns from the decoder serves the rest of the file's records; never shared.
+/// A class, so that what it learns from the decoder serves the file's other records; never shared.
 final class KeyReading {
     private let decoder: JSONDecoder
     private let strategy: JSONDecoder.KeyDecodingStrategy
-    /// What the decoder said each key reads as, for a strategy only it knows how to apply.
+    /// For a strategy only the decoder knows how to apply.
     private var asked: [String: String] = [:]
 
     init(_ decoder: JSONDecoder) {

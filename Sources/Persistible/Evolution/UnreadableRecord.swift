@@ -22,20 +22,12 @@ public struct UnreadableRecord: Sendable, Hashable {
     /// The record's JSON, byte for byte as the file holds it.
     public var bytes: Data
 
-    /// Where ``bytes`` lie in the file, in bytes from its start.
-    ///
-    /// Every byte of the file is in a readable record, in an unreadable one, or between them as whitespace and the
-    /// commas that separate records, so the ranges show what salvage left out, and where to repair the file.
+    /// Where ``bytes`` lie in the file, in bytes from its start: every byte is in a readable record, an unreadable
+    /// one, or the whitespace and commas between them, so the ranges show what salvage left out.
     public var byteRange: Range<Int>
 
-    /// Creates a description of an unreadable record.
-    ///
-    /// - Parameters:
-    ///   - index: The record's position in the file's array.
-    ///   - codingPath: Where decoding stopped.
-    ///   - message: What the decoder said.
-    ///   - bytes: The record's bytes as the file holds them.
-    ///   - byteRange: Where `bytes` lie in the file; by default `0..<bytes.count`, as if they were a file of their own.
+    /// Creates a description of an unreadable record, whose `byteRange` is by default `0..<bytes.count`, as if its
+    /// bytes were a file of their own.
     public init(index: Int, codingPath: String, message: String, bytes: Data, byteRange: Range<Int>? = nil) {
         self.index = index
         self.codingPath = codingPath
@@ -64,9 +56,8 @@ extension SalvagedRecords: Sendable where Value: Sendable {}
 
 extension SalvagedRecords: Equatable where Value: Equatable {}
 
-/// What each version of a type said about a record that none of them reads, which
-/// ``PersistenceError/versionMismatch`` holds for a file that is valid JSON, and never for a damaged one (see
-/// <doc:ModelEvolution>).
+/// What each version of a type said about a record that none of them reads, as
+/// ``PersistenceError/versionMismatch`` holds it.
 public struct VersionMismatch: Sendable, Hashable {
     /// The record's position in the file's array, or `nil` when the file holds a single value.
     public var record: Int?
