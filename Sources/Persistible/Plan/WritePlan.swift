@@ -7,10 +7,10 @@ import Foundation
 struct WritePlan<Record: Hashable> {
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
-    /// The position of each record by identity, made by the first change that needs it.
+    /// The position of each identity, made by the first change that needs it.
     private(set) var index: IdentityIndex?
-    /// For a type identified by its whole value, what `add(_:)` asks: a set builds four times faster than an index
-    /// of `AnyHashable`s. Kept only while records are only added.
+    /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster than
+    /// an index of `AnyHashable`s. Kept only while records are only added.
     private(set) var members: Set<Record>?
     /// How many records the file held when read.
     let storedCount: Int
@@ -23,27 +23,27 @@ struct WritePlan<Record: Hashable> {
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
-    /// Whether the records before `storedCount` are still the ones read, so the write is an append.
-    private(set) var onlyAppended = true
-    private(set) var hasChanges = false
 
     init(
-        records: [Record],
-        identity: RecordIdentity<Record> = RecordIdentity(),
-        index: IdentityIndex? = nil,
-        members: Set<Record>? = nil,
-        fileExists: Bool = true,
-        storedAsSingleValue: Bool = false,
-        writesSingleValue: Bool = false
+        records: [Record], identity: RecordIdentity<Record> = RecordIdentity(), index: IdentityIndex? = nil,
+        members: Set<Record>? = nil, fileExists: Bool = true, storedAsSingleValue: Bool = false
     ) {
-        self.fileExists = fileExists
         self.records = records
         self.identity = identity
         self.index = index
         self.members = members
+        self.fileExists = fileExists
         self.storedAsSingleValue = storedAsSingleValue
-        self.writesSingleValue = writesSingleValue
+        writesSingleValue = storedAsSingleValue
         storedCount = records.count
+    }
+
+    var hasChanges: Bool { sources != nil || records.count > storedCount }
+
+    /// Whether the records read still come first, as read, so that the write is an append.
+    var onlyAppended: Bool {
+        guard let sources else { return true }
+        return sources.count >= storedCount && (0..<storedCount).allSatisfy { sources[$0] == .unchanged($0) }
     }
 
     var recordSources: [RecordSource] {
@@ -74,44 +74,24 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Changing
 
-    /// Replaces in place the first record with the identity of `object` and removes the later ones with it, or
-    /// appends `object` when its identity is new.
+    /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
+    /// `object` when its identity is new.
     ///
     /// - Returns: Whether the records changed.
     @discardableResult
-    mutating func insert(_ object: Record) -> Bool {
-        insert(object, key: identity.of(object))
-    }
-
-    private mutating func insert(_ object: Record, key: AnyHashable) -> Bool {
+    mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
+        let key = key ?? identity.of(object)
         guard let position = position(of: key) else {
             index?.note(key, at: records.count)
             members?.insert(object)
             records.append(object)
             sources?.append(.new)
-            hasChanges = true
             return true
         }
         return replace(key, at: position, with: object)
     }
 
-    /// Saves `object` as `saveToFile()` does: inserts it when the type has an `id`, else appends it unless held.
-    ///
-    /// - Returns: Whether the records changed.
-    @discardableResult
-    mutating func add(_ object: Record) -> Bool {
-        guard !identity.usesIdentifier else { return insert(object) }
-        if members == nil { members = Set(records) }
-        guard members!.insert(object).inserted else { return false }
-        // The index would need the whole value hashed again: made anew by the next write that needs it.
-        index = nil
-        records.append(object)
-        sources?.append(.new)
-        hasChanges = true
-        return true
-    }
-
-    /// Adds each of `objects` in order, as ``add(_:)`` does.
+    /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
     ///
     /// - Returns: How many identities were added or had their records changed.
     mutating func add(contentsOf objects: [Record]) -> Int {
@@ -130,25 +110,26 @@ struct WritePlan<Record: Hashable> {
             members = set
             index = nil
             sources = sources.map { _ in Array(repeating: .new, count: records.count) }
-            hasChanges = hasChanges || !records.isEmpty
             return records.count
         }
+        if members == nil { members = Set(records) }
         var added = 0
-        for object in objects where add(object) { added += 1 }
+        for object in objects where members!.insert(object).inserted {
+            // The index would need the whole value hashed again: made anew by the next write that needs it.
+            index = nil
+            records.append(object)
+            sources?.append(.new)
+            added += 1
+        }
         return added
     }
 
     /// Deletes every record with the same identity as `object`.
-    ///
-    /// - Returns: Whether there was one.
-    @discardableResult
-    mutating func delete(_ object: Record) -> Bool {
+    mutating func delete(_ object: Record) {
         let key = identity.of(object)
-        guard let position = position(of: key) else { return false }
-        let positions = index?.repeated.contains(key) == true
-            ? records.indices.filter { identity.of(records[$0]) == key } : [position]
-        removeRecords(at: positions)
-        return true
+        guard let position = position(of: key) else { return }
+        let repeated = index?.repeated.contains(key) == true
+        removeRecords(at: repeated ? records.indices.filter { identity.of(records[$0]) == key } : [position])
     }
 
     /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
@@ -156,40 +137,8 @@ struct WritePlan<Record: Hashable> {
     /// - Returns: How many were deleted.
     mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
         let removed = try records.indices.filter { try shouldRemove(records[$0]) }
-        guard !removed.isEmpty else { return 0 }
         removeRecords(at: removed)
         return removed.count
-    }
-
-    mutating func deleteAll() {
-        guard !records.isEmpty else { return }
-        onlyAppended = onlyAppended && storedCount == 0
-        records.removeAll()
-        sources = []
-        index = IdentityIndex()
-        members = nil
-        hasChanges = true
-    }
-
-    /// Makes the records exactly `contents`, each taking the place of the record with its identity; a single value
-    /// replacing a single value is that record changed, whatever identifies the type.
-    mutating func replaceAll(with contents: PersistenceData<Record>) {
-        if case .single = contents { writesSingleValue = true } else { writesSingleValue = false }
-        let values = contents.values
-        guard values != records || writesSingleValue != storedAsSingleValue || !fileExists else { return }
-        guard case .single(let value) = contents, storedAsSingleValue, records.count == 1 else {
-            replaceRecords(values, sources: sources(matching: values))
-            return
-        }
-        let read = records[0]
-        let source: RecordSource = if read == value {
-            .unchanged(0)
-        } else if !identity.usesIdentifier || identity.of(read) == identity.of(value) {
-            .changed(0)
-        } else {
-            .new
-        }
-        replaceRecords(values, sources: [source])
     }
 
     /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
@@ -224,8 +173,8 @@ struct WritePlan<Record: Hashable> {
     /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
     /// replaces, so that records stored with one identity several times stay as they are.
     ///
-    /// - Parameter originals: For a replaced record, by position, what to count as its value when read, where that is
-    ///   not the record: a ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
+    /// - Parameter originals: What to count as a replaced record's value when read, by position, where that is not
+    ///   the record: a ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
@@ -245,20 +194,17 @@ struct WritePlan<Record: Hashable> {
                 composed.append(.new)
             }
         }
-        onlyAppended = onlyAppended && composed.count >= records.count
-            && composed.prefix(records.count).elementsEqual(current.prefix(records.count))
         sources = composed
         records = objects
         index = nil
         members = nil
-        hasChanges = true
     }
 
     /// Where each of `values` comes from among the current records: a record equal to it is unchanged, else the
     /// first with its identity is changed, else it is new. Each record is the source of one value at most.
     func sources(matching values: [Record]) -> [RecordSource] {
-        // The positions of each identity, as a queue: `next` links each position to the next one with the same
-        // identity, so that a later record the write did not touch keeps its bytes.
+        // The positions of each identity, as a queue (`next` links each to the next with the same identity), so that
+        // a later record the write did not touch keeps its bytes.
         var stored: [AnyHashable: Int] = [:]
         stored.reserveCapacity(records.count)
         var next = [Int](repeating: -1, count: records.count)
@@ -293,6 +239,7 @@ struct WritePlan<Record: Hashable> {
 
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
+        guard !positions.isEmpty else { return }
         if sources == nil { sources = recordSources }
         for position in positions.reversed() {
             records.remove(at: position)
@@ -300,8 +247,6 @@ struct WritePlan<Record: Hashable> {
         }
         index = nil
         members = nil
-        onlyAppended = onlyAppended && (positions.first ?? storedCount) >= storedCount
-        hasChanges = true
     }
 
     /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
@@ -328,9 +273,6 @@ struct WritePlan<Record: Hashable> {
         if repeated {
             removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
         }
-        // The later records removed stand after `position`.
-        onlyAppended = onlyAppended && position >= storedCount
-        hasChanges = true
         return true
     }
 
@@ -424,21 +366,13 @@ struct RecordIdentity<Object: Hashable> {
     /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
     /// not decode whole.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
-        guard let identifiedType else { return nil }
-        return Self.decodedIdentifier(of: record, as: identifiedType, with: decoder)
-    }
-
-    private static func decodedIdentifier<Identified: Identifiable>(
-        of record: Data, as type: Identified.Type, with decoder: JSONDecoder
-    ) -> AnyHashable? {
-        guard let idType = Identified.ID.self as? any Decodable.Type,
-            let id = decoded(idType, from: record, with: decoder) as? Identified.ID
-        else { return nil }
-        return AnyHashable(id)
-    }
-
-    private static func decoded<ID: Decodable>(_ type: ID.Type, from record: Data, with decoder: JSONDecoder) -> Any? {
-        try? decoder.decode(IdentifierOnly<ID>.self, from: record).id
+        func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
+            (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
+        }
+        func decoded<Identified: Identifiable>(idOf _: Identified.Type) -> AnyHashable? {
+            (Identified.ID.self as? any (Decodable & Hashable).Type).flatMap { decoded($0) }
+        }
+        return identifiedType.flatMap { decoded(idOf: $0) }
     }
 }
 
@@ -455,8 +389,6 @@ extension RecordIdentity: @unchecked Sendable {}
 struct IdentityIndex {
     private var first: [AnyHashable: Int] = [:]
     private(set) var repeated: Set<AnyHashable> = []
-
-    init() {}
 
     init<Object>(_ records: [Object], identity: RecordIdentity<Object>) {
         first.reserveCapacity(records.count)
@@ -497,33 +429,22 @@ extension Archive {
             var state = try takeState(of: file)
             var plan = WritePlan(
                 records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
-                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false,
-                writesSingleValue: state?.isSingleValue ?? false
+                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false
             )
             // The plan now holds the only reference to the values, so changes to it copy nothing.
             state?.values = []
-            let result: Result
-            do {
-                result = try body(&plan)
-            } catch {
-                if var state, !plan.hasChanges { keep(restoring: &plan, in: &state) }
-                throw error
+            let outcome = Swift.Result { try body(&plan) }
+            if plan.hasChanges, case .success = outcome {
+                try commit(&plan, over: &state, to: file, remembering: remembering)
+            } else if !plan.hasChanges, var state {
+                // The snapshot still holds what the file holds: kept, with its values back.
+                state.values = plan.takeRecords()
+                state.index = plan.index
+                state.members = plan.members
+                keep(state)
             }
-            guard plan.hasChanges else {
-                if var state { keep(restoring: &plan, in: &state) }
-                return result
-            }
-            try commit(&plan, over: &state, to: file, remembering: remembering)
-            return result
+            return try outcome.get()
         }
-    }
-
-    /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
-    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
-        state.values = plan.takeRecords()
-        state.index = plan.index
-        state.members = plan.members
-        keep(state)
     }
 
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
@@ -535,7 +456,15 @@ extension Archive {
             let current: PersistenceData<Value>? = !plan.fileExists ? nil
                 : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
             let (contents, result) = try change(current)
-            if let contents, contents != current { plan.replaceAll(with: contents) }
+            guard let contents, contents != current else { return result }
+            var sources = plan.sources(matching: contents.values)
+            plan.writesSingleValue = false
+            if case .single = contents {
+                plan.writesSingleValue = true
+                // A single value replacing a single value is that record changed, whatever identifies the type.
+                if plan.storedAsSingleValue, !plan.identity.usesIdentifier { sources = [.changed(0)] }
+            }
+            plan.replaceRecords(contents.values, sources: sources)
             return result
         }
     }
@@ -582,12 +511,12 @@ extension Archive {
         try rewrite { current in (contents, contents != current) }
     }
 
-    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a missing file receives the first as a single
-    /// value when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
+    /// Adds the values the file lacks, as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value
+    /// when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         try planWrite { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
-            return plan.add(contentsOf: asSingleValue && !plan.fileExists ? [incoming[0]] : incoming)
+            return plan.add(contentsOf: incoming)
         }
     }
 

@@ -76,7 +76,7 @@ public struct StoreWriter<Object: Hashable> {
 
     /// Deletes every record.
     public mutating func deleteAll() {
-        plan.deleteAll()
+        _ = plan.removeAll { _ in true }
     }
 
     /// Makes the records exactly `objects`, in their order, and reports what changed; in a ``DomainStore``, it
