@@ -9,10 +9,8 @@ struct WritePlan<Record: Hashable> {
     let identity: RecordIdentity<Record>
     /// The position of each identity, made by the first change that needs it.
     private(set) var index: IdentityIndex?
-    /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster than
-    /// an index of `AnyHashable`s. Kept only while records are only added.
+    /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
-    /// How many records the file held when read.
     let storedCount: Int
     /// Whether there is a file: with none, a write that leaves no record still makes one.
     let fileExists: Bool
@@ -40,10 +38,10 @@ struct WritePlan<Record: Hashable> {
 
     var hasChanges: Bool { sources != nil || records.count > storedCount }
 
-    /// Whether the records read still come first, as read, so that the write is an append.
+    /// Whether the write adds records after those read, left as they were: what a splice can write.
     var onlyAppended: Bool {
-        guard let sources else { return true }
-        return sources.count >= storedCount && (0..<storedCount).allSatisfy { sources[$0] == .unchanged($0) }
+        guard let sources else { return records.count > storedCount }
+        return sources.count > storedCount && (0..<storedCount).allSatisfy { sources[$0] == .unchanged($0) }
     }
 
     var recordSources: [RecordSource] {
@@ -59,7 +57,6 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Reading
 
-    /// The first record with the same identity as `object`, if any.
     func record(matching object: Record) -> Record? {
         let key = identity.of(object)
         if let index { return index[key].map { records[$0] } }
@@ -75,9 +72,7 @@ struct WritePlan<Record: Hashable> {
     // MARK: - Changing
 
     /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
-    /// `object` when its identity is new.
-    ///
-    /// - Returns: Whether the records changed.
+    /// `object` when its identity is new; returns whether the records changed.
     @discardableResult
     mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
         let key = key ?? identity.of(object)
@@ -92,8 +87,7 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
-    ///
-    /// - Returns: How many identities were added or had their records changed.
+    /// Returns how many identities were added or had their records changed.
     mutating func add(contentsOf objects: [Record]) -> Int {
         if identity.usesIdentifier {
             var changed = Set<AnyHashable>()
@@ -133,8 +127,6 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
-    ///
-    /// - Returns: How many were deleted.
     mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
         let removed = try records.indices.filter { try shouldRemove(records[$0]) }
         removeRecords(at: removed)
@@ -145,28 +137,20 @@ struct WritePlan<Record: Hashable> {
     /// identity, the last stands where the first stood.
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
         let ordered = Self.inOrder(objects, identity: identity)
-        var incoming: [AnyHashable: Record] = [:]
-        incoming.reserveCapacity(ordered.count)
-        for object in ordered { incoming[identity.of(object)] = object }
+        let incoming = IdentityIndex(ordered, identity: identity)
+        let stored = index ?? IdentityIndex(records, identity: identity)
         var result = SynchronizeResult<Record>()
-        var stored = Set<AnyHashable>()
-        for record in records {
+        for (position, record) in records.enumerated() {
             let key = identity.of(record)
             // A later record with a stored identity goes, whatever `objects` holds.
-            guard stored.insert(key).inserted else {
-                result.removed.append(record)
-                continue
-            }
-            if let replacement = incoming[key] {
+            if stored[key] == position, let replacement = incoming[key].map({ ordered[$0] }) {
                 if replacement != record { result.updated.append(replacement) }
             } else {
                 result.removed.append(record)
             }
         }
-        result.added = ordered.filter { !stored.contains(identity.of($0)) }
-        if ordered != records {
-            replaceRecords(ordered, sources: sources(matching: ordered))
-        }
+        result.added = ordered.filter { stored[identity.of($0)] == nil }
+        if ordered != records { replaceRecords(ordered, sources: sources(matching: ordered)) }
         return result
     }
 
@@ -249,9 +233,8 @@ struct WritePlan<Record: Hashable> {
         members = nil
     }
 
-    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
-    ///
-    /// - Returns: Whether the records changed.
+    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones; returns
+    /// whether the records changed.
     @discardableResult
     mutating func replace(_ key: AnyHashable, at position: Int, with object: Record) -> Bool {
         let repeated = index?.repeated.contains(key) == true
