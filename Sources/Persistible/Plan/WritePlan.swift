@@ -57,12 +57,6 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Reading
 
-    func record(matching object: Record) -> Record? {
-        let key = identity.of(object)
-        if let index { return index[key].map { records[$0] } }
-        return records.first { identity.of($0) == key }
-    }
-
     /// The position of the first record with this identity, making the index if there is none.
     mutating func position(of key: AnyHashable) -> Int? {
         if index == nil { index = IdentityIndex(records, identity: identity) }
@@ -83,7 +77,26 @@ struct WritePlan<Record: Hashable> {
             sources?.append(.new)
             return true
         }
-        return replace(key, at: position, with: object)
+        let repeated = index?.repeated.contains(key) == true
+        guard records[position] != object || repeated else { return false }
+        if sources == nil { sources = recordSources }
+        switch sources![position] {
+        case .unchanged(let original):
+            replacedOriginals[original] = records[position]
+            sources![position] = .changed(original)
+        case .changed(let original) where replacedOriginals[original] == object:
+            // Back to what it held when read: its stored bytes serve again.
+            replacedOriginals[original] = nil
+            sources![position] = .unchanged(original)
+        default:
+            break
+        }
+        records[position] = object
+        members = nil
+        if repeated {
+            removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
+        }
+        return true
     }
 
     /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
@@ -184,37 +197,22 @@ struct WritePlan<Record: Hashable> {
         members = nil
     }
 
-    /// Where each of `values` comes from among the current records: a record equal to it is unchanged, else the
-    /// first with its identity is changed, else it is new. Each record is the source of one value at most.
+    /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
+    /// to it is unchanged, else the first with its identity is changed, else it is new.
     func sources(matching values: [Record]) -> [RecordSource] {
-        // The positions of each identity, as a queue (`next` links each to the next with the same identity), so that
-        // a later record the write did not touch keeps its bytes.
-        var stored: [AnyHashable: Int] = [:]
-        stored.reserveCapacity(records.count)
-        var next = [Int](repeating: -1, count: records.count)
-        for position in records.indices.reversed() {
-            if let later = stored.updateValue(position, forKey: identity.of(records[position])) {
-                next[position] = later
+        let stored = index ?? IdentityIndex(records, identity: identity)
+        // The positions of each identity stored several times: the record that holds a value keeps its bytes.
+        var repeated: [AnyHashable: [Int]] = [:]
+        if !stored.repeated.isEmpty {
+            for position in records.indices {
+                let key = identity.of(records[position])
+                if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
             }
         }
-        return values.map { value -> RecordSource in
+        return values.map { value in
             let key = identity.of(value)
             guard let first = stored[key] else { return .new }
-            // The record that holds this very value keeps its bytes; failing that, the first in line is changed.
-            var previous = -1
-            var position = first
-            while records[position] != value, next[position] >= 0 {
-                previous = position
-                position = next[position]
-            }
-            if records[position] != value {
-                (previous, position) = (-1, first)
-            }
-            if previous < 0 {
-                stored[key] = next[position] < 0 ? nil : next[position]
-            } else {
-                next[previous] = next[position]
-            }
+            let position = repeated[key]?.first { records[$0] == value } ?? first
             return records[position] == value ? .unchanged(position) : .changed(position)
         }
     }
@@ -231,32 +229,6 @@ struct WritePlan<Record: Hashable> {
         }
         index = nil
         members = nil
-    }
-
-    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones; returns
-    /// whether the records changed.
-    @discardableResult
-    mutating func replace(_ key: AnyHashable, at position: Int, with object: Record) -> Bool {
-        let repeated = index?.repeated.contains(key) == true
-        guard records[position] != object || repeated else { return false }
-        if sources == nil { sources = recordSources }
-        switch sources![position] {
-        case .unchanged(let original):
-            replacedOriginals[original] = records[position]
-            sources![position] = .changed(original)
-        case .changed(let original) where replacedOriginals[original] == object:
-            // Back to what it held when read: its stored bytes serve again.
-            replacedOriginals[original] = nil
-            sources![position] = .unchanged(original)
-        default:
-            break
-        }
-        records[position] = object
-        members = nil
-        if repeated {
-            removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
-        }
-        return true
     }
 
     // MARK: - The identity rule for given values
@@ -281,23 +253,16 @@ struct WritePlan<Record: Hashable> {
     /// The values without their duplicates, in first-seen order, and the set of them.
     static func unique(_ values: [Record]) -> ([Record], Set<Record>) {
         var seen = Set<Record>(minimumCapacity: values.count)
-        // Most arrays have no duplicates: only the first one found makes a new array. Indices rather than an
-        // iterator keep this generic loop free of per-element metadata lookups.
+        // Indices rather than an iterator keep this generic loop free of per-element metadata lookups.
         var index = values.startIndex
-        while index < values.endIndex {
-            if !seen.insert(values[index]).inserted {
-                var unique = Array(values[..<index])
-                unique.reserveCapacity(values.count - 1)
-                index += 1
-                while index < values.endIndex {
-                    if seen.insert(values[index]).inserted { unique.append(values[index]) }
-                    index += 1
-                }
-                return (unique, seen)
-            }
-            index += 1
+        while index < values.endIndex, seen.insert(values[index]).inserted { index += 1 }
+        // Most arrays have no duplicates: only the first one found makes a new array.
+        guard index < values.endIndex else { return (values, seen) }
+        var unique = Array(values[..<index])
+        for position in (index + 1)..<values.endIndex where seen.insert(values[position]).inserted {
+            unique.append(values[position])
         }
-        return (values, seen)
+        return (unique, seen)
     }
 }
 
