@@ -55,15 +55,13 @@ struct WritePlan<Record: Hashable> {
         return taken
     }
 
-    // MARK: - Reading
+    // MARK: - Changing
 
     /// The position of the first record with this identity, making the index if there is none.
     mutating func position(of key: AnyHashable) -> Int? {
         if index == nil { index = IdentityIndex(records, identity: identity) }
         return index?[key]
     }
-
-    // MARK: - Changing
 
     /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
     /// `object` when its identity is new; returns whether the records changed.
@@ -111,13 +109,15 @@ struct WritePlan<Record: Hashable> {
             return changed.count
         }
         if records.isEmpty {
+            let all = Set(objects)
             // Most arrays hold no duplicates: their values become the records without a copy.
-            let set: Set<Record>
-            (records, set) = Self.unique(objects)
-            members = set
-            index = nil
-            sources = sources.map { _ in Array(repeating: .new, count: records.count) }
-            return records.count
+            if all.count == objects.count {
+                records = objects
+                members = all
+                index = nil
+                sources = sources.map { _ in Array(repeating: .new, count: records.count) }
+                return records.count
+            }
         }
         if members == nil { members = Set(records) }
         var added = 0
@@ -146,6 +146,18 @@ struct WritePlan<Record: Hashable> {
         return removed.count
     }
 
+    /// Removes the records at `positions`, in increasing order, and their sources.
+    private mutating func removeRecords(at positions: [Int]) {
+        guard !positions.isEmpty else { return }
+        if sources == nil { sources = recordSources }
+        for position in positions.reversed() {
+            records.remove(at: position)
+            sources?.remove(at: position)
+        }
+        index = nil
+        members = nil
+    }
+
     /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
     /// identity, the last stands where the first stood.
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
@@ -168,10 +180,8 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
-    /// replaces, so that records stored with one identity several times stay as they are.
-    ///
-    /// - Parameter originals: What to count as a replaced record's value when read, by position, where that is not
-    ///   the record: a ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
+    /// replaces, and `originals` what a replaced one held when read where that is not the record: a
+    /// ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
@@ -217,20 +227,6 @@ struct WritePlan<Record: Hashable> {
         }
     }
 
-    // MARK: - Helpers
-
-    /// Removes the records at `positions`, in increasing order, and their sources.
-    private mutating func removeRecords(at positions: [Int]) {
-        guard !positions.isEmpty else { return }
-        if sources == nil { sources = recordSources }
-        for position in positions.reversed() {
-            records.remove(at: position)
-            sources?.remove(at: position)
-        }
-        index = nil
-        members = nil
-    }
-
     // MARK: - The identity rule for given values
 
     /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood.
@@ -248,21 +244,6 @@ struct WritePlan<Record: Hashable> {
             }
         }
         return result
-    }
-
-    /// The values without their duplicates, in first-seen order, and the set of them.
-    static func unique(_ values: [Record]) -> ([Record], Set<Record>) {
-        var seen = Set<Record>(minimumCapacity: values.count)
-        // Indices rather than an iterator keep this generic loop free of per-element metadata lookups.
-        var index = values.startIndex
-        while index < values.endIndex, seen.insert(values[index]).inserted { index += 1 }
-        // Most arrays have no duplicates: only the first one found makes a new array.
-        guard index < values.endIndex else { return (values, seen) }
-        var unique = Array(values[..<index])
-        for position in (index + 1)..<values.endIndex where seen.insert(values[position]).inserted {
-            unique.append(values[position])
-        }
-        return (unique, seen)
     }
 }
 
@@ -363,14 +344,10 @@ struct IdentityIndex {
 
 extension Archive {
     /// Runs `body` under the lock on a plan of the file's records and commits what it plans in one atomic write:
-    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws.
-    ///
-    /// - Parameters:
-    ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
-    ///   - remembering: What the cache keeps of the records written.
+    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws. A
+    /// missing directory is created, or with `creatingDirectory` false, throws.
     func planWrite<Result>(
-        creatingDirectory: Bool = true,
-        remembering: RememberedValues = .decoded,
+        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded,
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
@@ -405,13 +382,10 @@ extension Archive {
                 : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
             let (contents, result) = try change(current)
             guard let contents, contents != current else { return result }
-            var sources = plan.sources(matching: contents.values)
-            plan.writesSingleValue = false
-            if case .single = contents {
-                plan.writesSingleValue = true
-                // A single value replacing a single value is that record changed, whatever identifies the type.
-                if plan.storedAsSingleValue, !plan.identity.usesIdentifier { sources = [.changed(0)] }
-            }
+            plan.writesSingleValue = if case .single = contents { true } else { false }
+            // A single value replacing a single value is that record changed, whatever identifies the type.
+            let sameRecord = plan.writesSingleValue && plan.storedAsSingleValue && !plan.identity.usesIdentifier
+            let sources = sameRecord ? [.changed(0)] : plan.sources(matching: contents.values)
             plan.replaceRecords(contents.values, sources: sources)
             return result
         }
@@ -419,10 +393,7 @@ extension Archive {
 
     /// Runs `body` under the lock on the single value, or `defaultValue()` when there is no file, and writes the
     /// result as a single value; throws ``PersistenceError/Reason/holdsArray(count:)`` for an array.
-    func update(
-        default defaultValue: () throws -> Value,
-        _ body: (inout Value) throws -> Void
-    ) throws -> Value {
+    func update(default defaultValue: () throws -> Value, _ body: (inout Value) throws -> Void) throws -> Value {
         var didRead = false
         do {
             return try rewrite { contents in
@@ -452,9 +423,7 @@ extension Archive {
         )
     }
 
-    /// Makes the file hold exactly `contents`.
-    ///
-    /// - Returns: Whether the file was written.
+    /// Makes the file hold exactly `contents`; returns whether the file was written.
     func overwrite(with contents: PersistenceData<Value>) throws -> Bool {
         try rewrite { current in (contents, contents != current) }
     }

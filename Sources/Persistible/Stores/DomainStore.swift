@@ -2,11 +2,9 @@ import Foundation
 
 /// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation.
 ///
-/// The domain value can be whatever the app works with best (enums rather than strings, no optionals where there
-/// is always a value) while the file holds a plain representation that changes only when the file format does.
-/// Converting to the stored form always succeeds; converting back may not, for a record that this version does
-/// not understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form>
-/// has an example, and says what a changed record keeps of its stored form.
+/// Converting to the stored form always succeeds; converting back may not, for a record that this version does not
+/// understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has
+/// an example, and says what a changed record keeps of its stored form.
 public protocol StoredRepresentable: Hashable {
     /// The form the file holds.
     associatedtype Stored: Codable & Hashable
@@ -25,12 +23,7 @@ public protocol StoredRepresentable: Hashable {
 /// Every operation of ``Store`` works on the domain values, matched by the domain value's identity. The file is a
 /// ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and guarantees. A stored record that does
 /// not convert is skipped by reads, kept by writes and listed by ``unconvertibleRecords()``; `synchronize(with:)`
-/// and `replaceAll(with:)` remove it.
-///
-/// ```swift
-/// let users = DomainStore<User>(url: usersFile)
-/// let admins = try users.filter(where: \.role == .admin).result()
-/// ```
+/// and `replaceAll(with:)` remove it. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has an example.
 ///
 /// **A `DomainStore` can be used from any thread and from several processes at once**, as a ``FileStore`` can.
 public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
