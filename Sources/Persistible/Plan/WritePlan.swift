@@ -50,9 +50,8 @@ struct WritePlan<Record: Hashable> {
 
     /// The records, leaving the plan without any, so that the caller holds the only reference.
     mutating func takeRecords() -> [Record] {
-        var taken: [Record] = []
-        swap(&taken, &records)
-        return taken
+        defer { records = [] }
+        return records
     }
 
     // MARK: - Changing
@@ -131,7 +130,6 @@ struct WritePlan<Record: Hashable> {
         return added
     }
 
-    /// Deletes every record with the same identity as `object`.
     mutating func delete(_ object: Record) {
         let key = identity.of(object)
         guard let position = position(of: key) else { return }
@@ -227,8 +225,6 @@ struct WritePlan<Record: Hashable> {
         }
     }
 
-    // MARK: - The identity rule for given values
-
     /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood.
     static func inOrder(_ values: some Sequence<Record>, identity: RecordIdentity<Record>) -> [Record] {
         var positions: [AnyHashable: Int] = [:]
@@ -271,13 +267,9 @@ enum RecordSource: Equatable {
 /// time, so that generic code that does not know the type's `id` honors it too.
 struct RecordIdentity<Object: Hashable> {
     /// Found once, since the check for `Identifiable` searches the type's conformances.
-    private let identifiedType: (any Identifiable.Type)?
+    private let identifiedType = Object.self as? any Identifiable.Type
 
     var usesIdentifier: Bool { identifiedType != nil }
-
-    init() {
-        identifiedType = Object.self as? any Identifiable.Type
-    }
 
     func of(_ object: Object) -> AnyHashable {
         guard let identifiedType else { return AnyHashable(object) }
@@ -286,9 +278,7 @@ struct RecordIdentity<Object: Hashable> {
 
     // Generic, so that the metatype is opened. `Identified` is `Object` itself, so the record is reinterpreted as
     // the very type it is; a checked cast would search conformances each time.
-    private static func identifier<Identified: Identifiable>(
-        of object: Object, as type: Identified.Type
-    ) -> AnyHashable {
+    private static func identifier<Identified: Identifiable>(of object: Object, as _: Identified.Type) -> AnyHashable {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
@@ -321,14 +311,10 @@ struct IdentityIndex {
 
     init<Object>(_ records: [Object], identity: RecordIdentity<Object>) {
         first.reserveCapacity(records.count)
-        for (position, record) in records.enumerated() {
-            note(identity.of(record), at: position)
-        }
+        for (position, record) in records.enumerated() { note(identity.of(record), at: position) }
     }
 
-    subscript(key: AnyHashable) -> Int? {
-        first[key]
-    }
+    subscript(key: AnyHashable) -> Int? { first[key] }
 
     /// Notes that a record with this identity stands at `position`, after every other.
     mutating func note(_ key: AnyHashable, at position: Int) {
@@ -398,10 +384,9 @@ extension Archive {
         do {
             return try rewrite { contents in
                 didRead = true
-                var value: Value
-                switch contents {
-                case nil: value = try defaultValue()
-                case .single(let stored): value = stored
+                var value: Value = switch contents {
+                case nil: try defaultValue()
+                case .single(let stored): stored
                 case .array(let values): throw failure(.holdsArray(count: values.count))
                 }
                 try body(&value)
