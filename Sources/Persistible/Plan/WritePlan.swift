@@ -7,12 +7,10 @@ import Foundation
 struct WritePlan<Record: Hashable> {
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
-    /// The position of each record by identity, made by the first change that needs it.
+    /// The position of each identity, made by the first change that needs it.
     private(set) var index: IdentityIndex?
-    /// For a type identified by its whole value, what `add(_:)` asks: a set builds four times faster than an index
-    /// of `AnyHashable`s. Kept only while records are only added.
+    /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
-    /// How many records the file held when read.
     let storedCount: Int
     /// Whether there is a file: with none, a write that leaves no record still makes one.
     let fileExists: Bool
@@ -23,27 +21,27 @@ struct WritePlan<Record: Hashable> {
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
-    /// Whether the records before `storedCount` are still the ones read, so the write is an append.
-    private(set) var onlyAppended = true
-    private(set) var hasChanges = false
 
     init(
-        records: [Record],
-        identity: RecordIdentity<Record> = RecordIdentity(),
-        index: IdentityIndex? = nil,
-        members: Set<Record>? = nil,
-        fileExists: Bool = true,
-        storedAsSingleValue: Bool = false,
-        writesSingleValue: Bool = false
+        records: [Record], identity: RecordIdentity<Record> = RecordIdentity(), index: IdentityIndex? = nil,
+        members: Set<Record>? = nil, fileExists: Bool = true, storedAsSingleValue: Bool = false
     ) {
-        self.fileExists = fileExists
         self.records = records
         self.identity = identity
         self.index = index
         self.members = members
+        self.fileExists = fileExists
         self.storedAsSingleValue = storedAsSingleValue
-        self.writesSingleValue = writesSingleValue
+        writesSingleValue = storedAsSingleValue
         storedCount = records.count
+    }
+
+    var hasChanges: Bool { sources != nil || records.count > storedCount }
+
+    /// Whether the write adds records after those read, left as they were: what a splice can write.
+    var onlyAppended: Bool {
+        guard let sources else { return records.count > storedCount }
+        return sources.count > storedCount && (0..<storedCount).allSatisfy { sources[$0] == .unchanged($0) }
     }
 
     var recordSources: [RecordSource] {
@@ -52,19 +50,11 @@ struct WritePlan<Record: Hashable> {
 
     /// The records, leaving the plan without any, so that the caller holds the only reference.
     mutating func takeRecords() -> [Record] {
-        var taken: [Record] = []
-        swap(&taken, &records)
-        return taken
+        defer { records = [] }
+        return records
     }
 
-    // MARK: - Reading
-
-    /// The first record with the same identity as `object`, if any.
-    func record(matching object: Record) -> Record? {
-        let key = identity.of(object)
-        if let index { return index[key].map { records[$0] } }
-        return records.first { identity.of($0) == key }
-    }
+    // MARK: - Changing
 
     /// The position of the first record with this identity, making the index if there is none.
     mutating func position(of key: AnyHashable) -> Int? {
@@ -72,243 +62,18 @@ struct WritePlan<Record: Hashable> {
         return index?[key]
     }
 
-    // MARK: - Changing
-
-    /// Replaces in place the first record with the identity of `object` and removes the later ones with it, or
-    /// appends `object` when its identity is new.
-    ///
-    /// - Returns: Whether the records changed.
+    /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
+    /// `object` when its identity is new; returns whether the records changed.
     @discardableResult
-    mutating func insert(_ object: Record) -> Bool {
-        insert(object, key: identity.of(object))
-    }
-
-    private mutating func insert(_ object: Record, key: AnyHashable) -> Bool {
+    mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
+        let key = key ?? identity.of(object)
         guard let position = position(of: key) else {
             index?.note(key, at: records.count)
             members?.insert(object)
             records.append(object)
             sources?.append(.new)
-            hasChanges = true
             return true
         }
-        return replace(key, at: position, with: object)
-    }
-
-    /// Saves `object` as `saveToFile()` does: inserts it when the type has an `id`, else appends it unless held.
-    ///
-    /// - Returns: Whether the records changed.
-    @discardableResult
-    mutating func add(_ object: Record) -> Bool {
-        guard !identity.usesIdentifier else { return insert(object) }
-        if members == nil { members = Set(records) }
-        guard members!.insert(object).inserted else { return false }
-        // The index would need the whole value hashed again: made anew by the next write that needs it.
-        index = nil
-        records.append(object)
-        sources?.append(.new)
-        hasChanges = true
-        return true
-    }
-
-    /// Adds each of `objects` in order, as ``add(_:)`` does.
-    ///
-    /// - Returns: How many identities were added or had their records changed.
-    mutating func add(contentsOf objects: [Record]) -> Int {
-        if identity.usesIdentifier {
-            var changed = Set<AnyHashable>()
-            for object in objects {
-                let key = identity.of(object)
-                if insert(object, key: key) { changed.insert(key) }
-            }
-            return changed.count
-        }
-        if records.isEmpty {
-            // Most arrays hold no duplicates: their values become the records without a copy.
-            let set: Set<Record>
-            (records, set) = Self.unique(objects)
-            members = set
-            index = nil
-            sources = sources.map { _ in Array(repeating: .new, count: records.count) }
-            hasChanges = hasChanges || !records.isEmpty
-            return records.count
-        }
-        var added = 0
-        for object in objects where add(object) { added += 1 }
-        return added
-    }
-
-    /// Deletes every record with the same identity as `object`.
-    ///
-    /// - Returns: Whether there was one.
-    @discardableResult
-    mutating func delete(_ object: Record) -> Bool {
-        let key = identity.of(object)
-        guard let position = position(of: key) else { return false }
-        let positions = index?.repeated.contains(key) == true
-            ? records.indices.filter { identity.of(records[$0]) == key } : [position]
-        removeRecords(at: positions)
-        return true
-    }
-
-    /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
-    ///
-    /// - Returns: How many were deleted.
-    mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
-        let removed = try records.indices.filter { try shouldRemove(records[$0]) }
-        guard !removed.isEmpty else { return 0 }
-        removeRecords(at: removed)
-        return removed.count
-    }
-
-    mutating func deleteAll() {
-        guard !records.isEmpty else { return }
-        onlyAppended = onlyAppended && storedCount == 0
-        records.removeAll()
-        sources = []
-        index = IdentityIndex()
-        members = nil
-        hasChanges = true
-    }
-
-    /// Makes the records exactly `contents`, each taking the place of the record with its identity; a single value
-    /// replacing a single value is that record changed, whatever identifies the type.
-    mutating func replaceAll(with contents: PersistenceData<Record>) {
-        if case .single = contents { writesSingleValue = true } else { writesSingleValue = false }
-        let values = contents.values
-        guard values != records || writesSingleValue != storedAsSingleValue || !fileExists else { return }
-        guard case .single(let value) = contents, storedAsSingleValue, records.count == 1 else {
-            replaceRecords(values, sources: sources(matching: values))
-            return
-        }
-        let read = records[0]
-        let source: RecordSource = if read == value {
-            .unchanged(0)
-        } else if !identity.usesIdentifier || identity.of(read) == identity.of(value) {
-            .changed(0)
-        } else {
-            .new
-        }
-        replaceRecords(values, sources: [source])
-    }
-
-    /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
-    /// identity, the last stands where the first stood.
-    mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
-        let ordered = Self.inOrder(objects, identity: identity)
-        var incoming: [AnyHashable: Record] = [:]
-        incoming.reserveCapacity(ordered.count)
-        for object in ordered { incoming[identity.of(object)] = object }
-        var result = SynchronizeResult<Record>()
-        var stored = Set<AnyHashable>()
-        for record in records {
-            let key = identity.of(record)
-            // A later record with a stored identity goes, whatever `objects` holds.
-            guard stored.insert(key).inserted else {
-                result.removed.append(record)
-                continue
-            }
-            if let replacement = incoming[key] {
-                if replacement != record { result.updated.append(replacement) }
-            } else {
-                result.removed.append(record)
-            }
-        }
-        result.added = ordered.filter { !stored.contains(identity.of($0)) }
-        if ordered != records {
-            replaceRecords(ordered, sources: sources(matching: ordered))
-        }
-        return result
-    }
-
-    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
-    /// replaces, so that records stored with one identity several times stay as they are.
-    ///
-    /// - Parameter originals: For a replaced record, by position, what to count as its value when read, where that is
-    ///   not the record: a ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
-    mutating func replaceRecords(
-        _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
-    ) {
-        let current = recordSources
-        var composed: [RecordSource] = []
-        composed.reserveCapacity(objects.count)
-        for (object, source) in zip(objects, objectSources) {
-            switch source {
-            case .unchanged(let position) where records[position] == object:
-                composed.append(current[position])
-            case .unchanged(let position), .changed(let position):
-                if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
-                    replacedOriginals[original] = originals[position] ?? records[position]
-                }
-                composed.append(current[position].changed)
-            case .new:
-                composed.append(.new)
-            }
-        }
-        onlyAppended = onlyAppended && composed.count >= records.count
-            && composed.prefix(records.count).elementsEqual(current.prefix(records.count))
-        sources = composed
-        records = objects
-        index = nil
-        members = nil
-        hasChanges = true
-    }
-
-    /// Where each of `values` comes from among the current records: a record equal to it is unchanged, else the
-    /// first with its identity is changed, else it is new. Each record is the source of one value at most.
-    func sources(matching values: [Record]) -> [RecordSource] {
-        // The positions of each identity, as a queue: `next` links each position to the next one with the same
-        // identity, so that a later record the write did not touch keeps its bytes.
-        var stored: [AnyHashable: Int] = [:]
-        stored.reserveCapacity(records.count)
-        var next = [Int](repeating: -1, count: records.count)
-        for position in records.indices.reversed() {
-            if let later = stored.updateValue(position, forKey: identity.of(records[position])) {
-                next[position] = later
-            }
-        }
-        return values.map { value -> RecordSource in
-            let key = identity.of(value)
-            guard let first = stored[key] else { return .new }
-            // The record that holds this very value keeps its bytes; failing that, the first in line is changed.
-            var previous = -1
-            var position = first
-            while records[position] != value, next[position] >= 0 {
-                previous = position
-                position = next[position]
-            }
-            if records[position] != value {
-                (previous, position) = (-1, first)
-            }
-            if previous < 0 {
-                stored[key] = next[position] < 0 ? nil : next[position]
-            } else {
-                next[previous] = next[position]
-            }
-            return records[position] == value ? .unchanged(position) : .changed(position)
-        }
-    }
-
-    // MARK: - Helpers
-
-    /// Removes the records at `positions`, in increasing order, and their sources.
-    private mutating func removeRecords(at positions: [Int]) {
-        if sources == nil { sources = recordSources }
-        for position in positions.reversed() {
-            records.remove(at: position)
-            sources?.remove(at: position)
-        }
-        index = nil
-        members = nil
-        onlyAppended = onlyAppended && (positions.first ?? storedCount) >= storedCount
-        hasChanges = true
-    }
-
-    /// Puts `object` at `position`, the first record with its identity `key`, and removes the later ones.
-    ///
-    /// - Returns: Whether the records changed.
-    @discardableResult
-    mutating func replace(_ key: AnyHashable, at position: Int, with object: Record) -> Bool {
         let repeated = index?.repeated.contains(key) == true
         guard records[position] != object || repeated else { return false }
         if sources == nil { sources = recordSources }
@@ -328,13 +93,137 @@ struct WritePlan<Record: Hashable> {
         if repeated {
             removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
         }
-        // The later records removed stand after `position`.
-        onlyAppended = onlyAppended && position >= storedCount
-        hasChanges = true
         return true
     }
 
-    // MARK: - The identity rule for given values
+    /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
+    /// Returns how many identities were added or had their records changed.
+    mutating func add(contentsOf objects: [Record]) -> Int {
+        if identity.usesIdentifier {
+            var changed = Set<AnyHashable>()
+            for object in objects {
+                let key = identity.of(object)
+                if insert(object, key: key) { changed.insert(key) }
+            }
+            return changed.count
+        }
+        if records.isEmpty {
+            let all = Set(objects)
+            // Most arrays hold no duplicates: their values become the records without a copy.
+            if all.count == objects.count {
+                records = objects
+                members = all
+                index = nil
+                sources = sources.map { _ in Array(repeating: .new, count: records.count) }
+                return records.count
+            }
+        }
+        if members == nil { members = Set(records) }
+        var added = 0
+        for object in objects where members!.insert(object).inserted {
+            // The index would need the whole value hashed again: made anew by the next write that needs it.
+            index = nil
+            records.append(object)
+            sources?.append(.new)
+            added += 1
+        }
+        return added
+    }
+
+    mutating func delete(_ object: Record) {
+        let key = identity.of(object)
+        guard let position = position(of: key) else { return }
+        let repeated = index?.repeated.contains(key) == true
+        removeRecords(at: repeated ? records.indices.filter { identity.of(records[$0]) == key } : [position])
+    }
+
+    /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
+    mutating func removeAll(where shouldRemove: (Record) throws -> Bool) rethrows -> Int {
+        let removed = try records.indices.filter { try shouldRemove(records[$0]) }
+        removeRecords(at: removed)
+        return removed.count
+    }
+
+    /// Removes the records at `positions`, in increasing order, and their sources.
+    private mutating func removeRecords(at positions: [Int]) {
+        guard !positions.isEmpty else { return }
+        if sources == nil { sources = recordSources }
+        for position in positions.reversed() {
+            records.remove(at: position)
+            sources?.remove(at: position)
+        }
+        index = nil
+        members = nil
+    }
+
+    /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
+    /// identity, the last stands where the first stood.
+    mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
+        let ordered = Self.inOrder(objects, identity: identity)
+        let incoming = IdentityIndex(ordered, identity: identity)
+        let stored = index ?? IdentityIndex(records, identity: identity)
+        var result = SynchronizeResult<Record>()
+        for (position, record) in records.enumerated() {
+            let key = identity.of(record)
+            // A later record with a stored identity goes, whatever `objects` holds.
+            if stored[key] == position, let replacement = incoming[key].map({ ordered[$0] }) {
+                if replacement != record { result.updated.append(replacement) }
+            } else {
+                result.removed.append(record)
+            }
+        }
+        result.added = ordered.filter { stored[identity.of($0)] == nil }
+        if ordered != records { replaceRecords(ordered, sources: sources(matching: ordered)) }
+        return result
+    }
+
+    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
+    /// replaces, and `originals` what a replaced one held when read where that is not the record: a
+    /// ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
+    mutating func replaceRecords(
+        _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
+    ) {
+        let current = recordSources
+        var composed: [RecordSource] = []
+        composed.reserveCapacity(objects.count)
+        for (object, source) in zip(objects, objectSources) {
+            switch source {
+            case .unchanged(let position) where records[position] == object:
+                composed.append(current[position])
+            case .unchanged(let position), .changed(let position):
+                if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
+                    replacedOriginals[original] = originals[position] ?? records[position]
+                }
+                composed.append(current[position].changed)
+            case .new:
+                composed.append(.new)
+            }
+        }
+        sources = composed
+        records = objects
+        index = nil
+        members = nil
+    }
+
+    /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
+    /// to it is unchanged, else the first with its identity is changed, else it is new.
+    func sources(matching values: [Record]) -> [RecordSource] {
+        let stored = index ?? IdentityIndex(records, identity: identity)
+        // The positions of each identity stored several times: the record that holds a value keeps its bytes.
+        var repeated: [AnyHashable: [Int]] = [:]
+        if !stored.repeated.isEmpty {
+            for position in records.indices {
+                let key = identity.of(records[position])
+                if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
+            }
+        }
+        return values.map { value in
+            let key = identity.of(value)
+            guard let first = stored[key] else { return .new }
+            let position = repeated[key]?.first { records[$0] == value } ?? first
+            return records[position] == value ? .unchanged(position) : .changed(position)
+        }
+    }
 
     /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood.
     static func inOrder(_ values: some Sequence<Record>, identity: RecordIdentity<Record>) -> [Record] {
@@ -351,28 +240,6 @@ struct WritePlan<Record: Hashable> {
             }
         }
         return result
-    }
-
-    /// The values without their duplicates, in first-seen order, and the set of them.
-    static func unique(_ values: [Record]) -> ([Record], Set<Record>) {
-        var seen = Set<Record>(minimumCapacity: values.count)
-        // Most arrays have no duplicates: only the first one found makes a new array. Indices rather than an
-        // iterator keep this generic loop free of per-element metadata lookups.
-        var index = values.startIndex
-        while index < values.endIndex {
-            if !seen.insert(values[index]).inserted {
-                var unique = Array(values[..<index])
-                unique.reserveCapacity(values.count - 1)
-                index += 1
-                while index < values.endIndex {
-                    if seen.insert(values[index]).inserted { unique.append(values[index]) }
-                    index += 1
-                }
-                return (unique, seen)
-            }
-            index += 1
-        }
-        return (values, seen)
     }
 }
 
@@ -400,13 +267,9 @@ enum RecordSource: Equatable {
 /// time, so that generic code that does not know the type's `id` honors it too.
 struct RecordIdentity<Object: Hashable> {
     /// Found once, since the check for `Identifiable` searches the type's conformances.
-    private let identifiedType: (any Identifiable.Type)?
+    private let identifiedType = Object.self as? any Identifiable.Type
 
     var usesIdentifier: Bool { identifiedType != nil }
-
-    init() {
-        identifiedType = Object.self as? any Identifiable.Type
-    }
 
     func of(_ object: Object) -> AnyHashable {
         guard let identifiedType else { return AnyHashable(object) }
@@ -415,30 +278,20 @@ struct RecordIdentity<Object: Hashable> {
 
     // Generic, so that the metatype is opened. `Identified` is `Object` itself, so the record is reinterpreted as
     // the very type it is; a checked cast would search conformances each time.
-    private static func identifier<Identified: Identifiable>(
-        of object: Object, as type: Identified.Type
-    ) -> AnyHashable {
+    private static func identifier<Identified: Identifiable>(of object: Object, as _: Identified.Type) -> AnyHashable {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
     /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
     /// not decode whole.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
-        guard let identifiedType else { return nil }
-        return Self.decodedIdentifier(of: record, as: identifiedType, with: decoder)
-    }
-
-    private static func decodedIdentifier<Identified: Identifiable>(
-        of record: Data, as type: Identified.Type, with decoder: JSONDecoder
-    ) -> AnyHashable? {
-        guard let idType = Identified.ID.self as? any Decodable.Type,
-            let id = decoded(idType, from: record, with: decoder) as? Identified.ID
-        else { return nil }
-        return AnyHashable(id)
-    }
-
-    private static func decoded<ID: Decodable>(_ type: ID.Type, from record: Data, with decoder: JSONDecoder) -> Any? {
-        try? decoder.decode(IdentifierOnly<ID>.self, from: record).id
+        func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
+            (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
+        }
+        func decoded<Identified: Identifiable>(idOf _: Identified.Type) -> AnyHashable? {
+            (Identified.ID.self as? any (Decodable & Hashable).Type).flatMap { decoded($0) }
+        }
+        return identifiedType.flatMap { decoded(idOf: $0) }
     }
 }
 
@@ -456,18 +309,12 @@ struct IdentityIndex {
     private var first: [AnyHashable: Int] = [:]
     private(set) var repeated: Set<AnyHashable> = []
 
-    init() {}
-
     init<Object>(_ records: [Object], identity: RecordIdentity<Object>) {
         first.reserveCapacity(records.count)
-        for (position, record) in records.enumerated() {
-            note(identity.of(record), at: position)
-        }
+        for (position, record) in records.enumerated() { note(identity.of(record), at: position) }
     }
 
-    subscript(key: AnyHashable) -> Int? {
-        first[key]
-    }
+    subscript(key: AnyHashable) -> Int? { first[key] }
 
     /// Notes that a record with this identity stands at `position`, after every other.
     mutating func note(_ key: AnyHashable, at position: Int) {
@@ -483,47 +330,32 @@ struct IdentityIndex {
 
 extension Archive {
     /// Runs `body` under the lock on a plan of the file's records and commits what it plans in one atomic write:
-    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws.
-    ///
-    /// - Parameters:
-    ///   - creatingDirectory: Whether a missing directory is created; when not, its absence throws.
-    ///   - remembering: What the cache keeps of the records written.
+    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws. A
+    /// missing directory is created, or with `creatingDirectory` false, throws.
     func planWrite<Result>(
-        creatingDirectory: Bool = true,
-        remembering: RememberedValues = .decoded,
+        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded,
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
             var state = try takeState(of: file)
             var plan = WritePlan(
                 records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
-                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false,
-                writesSingleValue: state?.isSingleValue ?? false
+                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false
             )
             // The plan now holds the only reference to the values, so changes to it copy nothing.
             state?.values = []
-            let result: Result
-            do {
-                result = try body(&plan)
-            } catch {
-                if var state, !plan.hasChanges { keep(restoring: &plan, in: &state) }
-                throw error
+            let outcome = Swift.Result { try body(&plan) }
+            if plan.hasChanges, case .success = outcome {
+                try commit(&plan, over: &state, to: file, remembering: remembering)
+            } else if !plan.hasChanges, var state {
+                // The snapshot still holds what the file holds: kept, with its values back.
+                state.values = plan.takeRecords()
+                state.index = plan.index
+                state.members = plan.members
+                keep(state)
             }
-            guard plan.hasChanges else {
-                if var state { keep(restoring: &plan, in: &state) }
-                return result
-            }
-            try commit(&plan, over: &state, to: file, remembering: remembering)
-            return result
+            return try outcome.get()
         }
-    }
-
-    /// Keeps `state` with the records of `plan`, which changed nothing, back in it.
-    private func keep(restoring plan: inout WritePlan<Value>, in state: inout Snapshot<Value>) {
-        state.values = plan.takeRecords()
-        state.index = plan.index
-        state.members = plan.members
-        keep(state)
     }
 
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
@@ -535,25 +367,26 @@ extension Archive {
             let current: PersistenceData<Value>? = !plan.fileExists ? nil
                 : plan.storedAsSingleValue ? .single(plan.records[0]) : .array(plan.records)
             let (contents, result) = try change(current)
-            if let contents, contents != current { plan.replaceAll(with: contents) }
+            guard let contents, contents != current else { return result }
+            plan.writesSingleValue = if case .single = contents { true } else { false }
+            // A single value replacing a single value is that record changed, whatever identifies the type.
+            let sameRecord = plan.writesSingleValue && plan.storedAsSingleValue && !plan.identity.usesIdentifier
+            let sources = sameRecord ? [.changed(0)] : plan.sources(matching: contents.values)
+            plan.replaceRecords(contents.values, sources: sources)
             return result
         }
     }
 
     /// Runs `body` under the lock on the single value, or `defaultValue()` when there is no file, and writes the
     /// result as a single value; throws ``PersistenceError/Reason/holdsArray(count:)`` for an array.
-    func update(
-        default defaultValue: () throws -> Value,
-        _ body: (inout Value) throws -> Void
-    ) throws -> Value {
+    func update(default defaultValue: () throws -> Value, _ body: (inout Value) throws -> Void) throws -> Value {
         var didRead = false
         do {
             return try rewrite { contents in
                 didRead = true
-                var value: Value
-                switch contents {
-                case nil: value = try defaultValue()
-                case .single(let stored): value = stored
+                var value: Value = switch contents {
+                case nil: try defaultValue()
+                case .single(let stored): stored
                 case .array(let values): throw failure(.holdsArray(count: values.count))
                 }
                 try body(&value)
@@ -575,19 +408,17 @@ extension Archive {
         )
     }
 
-    /// Makes the file hold exactly `contents`.
-    ///
-    /// - Returns: Whether the file was written.
+    /// Makes the file hold exactly `contents`; returns whether the file was written.
     func overwrite(with contents: PersistenceData<Value>) throws -> Bool {
         try rewrite { current in (contents, contents != current) }
     }
 
-    /// Adds the values the file lacks, as ``WritePlan/add(_:)`` does; a missing file receives the first as a single
-    /// value when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
+    /// Adds the values the file lacks, as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value
+    /// when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         try planWrite { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
-            return plan.add(contentsOf: asSingleValue && !plan.fileExists ? [incoming[0]] : incoming)
+            return plan.add(contentsOf: incoming)
         }
     }
 

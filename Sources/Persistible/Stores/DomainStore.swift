@@ -2,11 +2,9 @@ import Foundation
 
 /// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation.
 ///
-/// The domain value can be whatever the app works with best (enums rather than strings, no optionals where there
-/// is always a value) while the file holds a plain representation that changes only when the file format does.
-/// Converting to the stored form always succeeds; converting back may not, for a record that this version does
-/// not understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form>
-/// has an example, and says what a changed record keeps of its stored form.
+/// Converting to the stored form always succeeds; converting back may not, for a record that this version does not
+/// understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has
+/// an example, and says what a changed record keeps of its stored form.
 public protocol StoredRepresentable: Hashable {
     /// The form the file holds.
     associatedtype Stored: Codable & Hashable
@@ -25,12 +23,7 @@ public protocol StoredRepresentable: Hashable {
 /// Every operation of ``Store`` works on the domain values, matched by the domain value's identity. The file is a
 /// ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and guarantees. A stored record that does
 /// not convert is skipped by reads, kept by writes and listed by ``unconvertibleRecords()``; `synchronize(with:)`
-/// and `replaceAll(with:)` remove it.
-///
-/// ```swift
-/// let users = DomainStore<User>(url: usersFile)
-/// let admins = try users.filter(where: \.role == .admin).result()
-/// ```
+/// and `replaceAll(with:)` remove it. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has an example.
 ///
 /// **A `DomainStore` can be used from any thread and from several processes at once**, as a ``FileStore`` can.
 public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
@@ -73,38 +66,36 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             // Only `synchronize(with:)` removes the unconvertible records: it makes the store hold exactly its values.
             var unconvertible = writer.resynchronized ? [] : stored.indices.filter { converted[$0] == nil }[...]
             guard writer.plan.hasChanges || unconvertible.count < writer.unconvertible else { return result }
-
-            // The stored records the write leaves, matched by where they came from, never by the stored form's
-            // identity, so that a record stored several times, or whose stored type is identified by its whole
-            // value, keeps its stored bytes. A changed record's original is its domain value's stored form: what
-            // the conversion does not keep counts as unknown to the type, and stays as stored where left alone.
+            // Matched by where each record came from, never by the stored form's identity, so that a record stored
+            // several times, or whose stored type is identified by its whole value, keeps its stored bytes.
             var records: [Object.Stored] = []
             var sources: [RecordSource] = []
             var originals: [Int: Object.Stored] = [:]
+            func keep(_ position: Int) {
+                records.append(stored[position])
+                sources.append(.unchanged(position))
+            }
             for (record, source) in zip(writer.plan.records, writer.plan.recordSources) {
                 let position: Int? = switch source {
                 case .unchanged(let index), .changed(let index): readable[index]
                 case .new: nil
                 }
                 // The unconvertible records keep their place among the stored ones; new records come after them.
-                while let kept = unconvertible.first, kept < position ?? stored.count {
-                    unconvertible.removeFirst()
-                    records.append(stored[kept])
-                    sources.append(.unchanged(kept))
+                while let next = unconvertible.first, next < position ?? stored.count {
+                    keep(unconvertible.removeFirst())
                 }
-                // A record whose domain value did not change keeps its stored form, even where the conversion is
-                // not exact both ways.
+                // A domain value left as it was keeps its stored form, even where the conversion is not exact both
+                // ways. A changed one's original is its stored form as converted: what the conversion drops counts
+                // as unknown to the type, and stays as stored where left alone.
                 if let position, record == converted[position] {
-                    records.append(stored[position])
-                    sources.append(.unchanged(position))
+                    keep(position)
                 } else {
                     records.append(record.stored)
                     sources.append(position.map { .changed($0) } ?? .new)
-                    if let position { originals[position] = converted[position]!.stored }
+                    if let position { originals[position] = converted[position]?.stored }
                 }
             }
-            records += unconvertible.map { stored[$0] }
-            sources += unconvertible.map { .unchanged($0) }
+            unconvertible.forEach(keep)
             storedWriter.plan.replaceRecords(records, sources: sources, originals: originals)
             return result
         }

@@ -31,7 +31,9 @@ public struct StoreWriter<Object: Hashable> {
 
     /// The stored record with the same identity as `object`, if any; the first of them, if several are stored.
     public func record(matching object: Object) -> Object? {
-        plan.record(matching: object)
+        let key = plan.identity.of(object)
+        if let index = plan.index { return index[key].map { plan.records[$0] } }
+        return plan.records.first { plan.identity.of($0) == key }
     }
 
     /// Whether a record with the same identity as `object` is stored.
@@ -62,11 +64,11 @@ public struct StoreWriter<Object: Hashable> {
     ///   record is stored.
     public mutating func update(_ object: Object) throws(PersistenceError) {
         let key = plan.identity.of(object)
-        guard let position = plan.position(of: key) else {
+        guard plan.position(of: key) != nil else {
             let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: key.base))
             throw PersistenceError(reason, url: location, typeName: String(describing: Object.self))
         }
-        plan.replace(key, at: position, with: object)
+        plan.insert(object, key: key)
     }
 
     /// Deletes every stored record with the same identity as `object`; does nothing if there is none.
@@ -76,7 +78,7 @@ public struct StoreWriter<Object: Hashable> {
 
     /// Deletes every record.
     public mutating func deleteAll() {
-        plan.deleteAll()
+        _ = plan.removeAll { _ in true }
     }
 
     /// Makes the records exactly `objects`, in their order, and reports what changed; in a ``DomainStore``, it
