@@ -68,9 +68,7 @@ extension Archive {
             bytes = kept.bytes
             // The records before the first change are copied where they are: a file system that clones shares
             // their blocks rather than writing them again.
-            if kept.firstChange > 0 {
-                unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
-            }
+            unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
         } else {
             bytes = try encode(array: plan.records)
         }
@@ -142,14 +140,12 @@ extension Archive {
         guard values.count > length else { return try encode(values) }
         let splice = JSONArraySplice(encoder: encoder)
         var bytes = try encode(Array(values[..<length]))
-        var start = length
-        while start < values.endIndex {
-            let end = min(start + length, values.endIndex)
+        for start in stride(from: length, to: values.count, by: length) {
+            let end = min(start + length, values.count)
+            // A format the splice does not know is encoded whole.
             guard splice.append(try encode(Array(values[start..<end])), to: &bytes) != nil else {
-                // A format the splice does not know: encode it whole.
                 return try encode(values)
             }
-            start = end
         }
         return bytes
     }
@@ -201,15 +197,9 @@ struct Rewrite {
 
 extension Archive {
     /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
-    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``).
-    ///
-    /// - Parameters:
-    ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - originals: What each changed record held when read, by original position.
-    /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
-    ///   checked loses nothing.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when what a record holds beyond its type
-    ///   has no place in its new encoding or cannot be read; ``PersistenceError/Reason/encodingFailed(detail:)``.
+    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``), else this throws.
+    /// `nil` when the records cannot be found in the bytes, once it has checked that encoding them all loses nothing.
+    /// `storedCount` leaves out the records no version reads; `originals` are what changed records were read as.
     func rewriteKeepingUntouched(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -259,14 +249,9 @@ extension Archive {
             if case let (original, read)? = rewritten {
                 // Without the value it held when read, what it holds that its type does not know cannot be told.
                 guard let read else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"])) }
-                if state.migrated.contains(original) {
-                    let form = try currentForm(
-                        ofMigrated: stored[offsets: ranges[original]], at: original, by: migrations
-                    )
-                    carried.append((index, original, read, form, 0..<form.count))
-                } else {
-                    carried.append((index, original, read, stored, ranges[original]))
-                }
+                let form = state.migrated.contains(original)
+                    ? try currentForm(ofMigrated: stored[offsets: ranges[original]], at: original, by: migrations) : nil
+                carried.append((index, original, read, form ?? stored, form.map { 0..<$0.count } ?? ranges[original]))
             }
             encodedIndex[index] = encoded.count
             encoded.append(records[index])
@@ -421,10 +406,8 @@ extension Archive {
     }
 
     /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``).
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
-    ///   have no place, or where the keys cannot be read.
+    /// it was read as, carried into it (see ``UnknownKeys``); throws, naming record `position`, where they have no
+    /// place or cannot be read.
     func carrying(
         from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
         within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int, keys: KeyReading? = nil
@@ -483,12 +466,12 @@ extension AtomicFile {
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
     private func createTemporary(mode: mode_t) throws -> OpenFile {
-        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file") {
-            return created
-        }
+        let operation = "create temporary file"
+        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
         try FileSystem.remove(temporary, operation: "remove abandoned temporary")
-        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file")
-        else { throw SystemError(phase: .write, operation: "create temporary file", code: EEXIST) }
+        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) else {
+            throw SystemError(phase: .write, operation: operation, code: EEXIST)
+        }
         return created
     }
 
@@ -499,11 +482,8 @@ extension AtomicFile {
 
     /// Replaces the file's contents with `bytes`, ended with a newline as text tools expect, of which the first
     /// `unchangedPrefix.length` are the file's: where the file system can, and the file is still that version, the
-    /// temporary starts as a clone of it. Every write of the package goes through here.
-    ///
-    /// - Returns: The identity of the new file.
-    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
-    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation flushes the directory.
+    /// temporary starts as a clone of it. Every write of the package goes through here, and returns the identity of
+    /// the new file; a ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
