@@ -15,10 +15,8 @@ extension Archive {
     /// append's few values are.
     static var decodedAfterWriteLimit: Int { 16 }
 
-    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
-    ///
-    /// An append to an array of current-format records is spliced on; any other write keeps the stored bytes of the
-    /// records it did not change (``rewriteKeepingUntouched(_:storedCount:records:sources:originals:)``).
+    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote:
+    /// an append is spliced onto the stored bytes; any other write keeps those of the records it did not change.
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
@@ -39,32 +37,28 @@ extension Archive {
         if single {
             let value = plan.records[0]
             let source = plan.recordSources[0]
-            // Read as the single value: one the write left as it was, or the one it changed.
+            // What the stored single value was read as, if the write kept or changed it: a value that replaces
+            // another does not take the keys the other held beyond its type.
             var read: Value?
             if state?.isSingleValue == true, plan.storedCount == 1 {
                 read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
             }
             if let state, read != nil, source == .unchanged(0), state.stale.isEmpty {
                 bytes = state.bytes
-            } else if let state, let read {
-                // The same record changed keeps the keys its type does not know; another record replacing it does
-                // not take them. A migrated one is compared in its current-format form, which keeps what its older
-                // type knew.
+            } else {
                 bytes = try encode(value)
-                if scansStrictJSON, let range = JSONScanner.valueRange(of: state.bytes) {
+                if let state, let read, scansStrictJSON, let range = JSONScanner.valueRange(of: state.bytes) {
+                    // A migrated value is compared in its current-format form, which keeps what its older type knew.
                     let form = state.migrated.isEmpty ? state.bytes : try currentForm(
-                        ofMigrated: state.bytes[range.shifted(by: state.bytes.startIndex)], at: 0,
-                        by: evolution.migrations
+                        ofMigrated: state.bytes[offsets: range], at: 0, by: evolution.migrations
                     )
                     bytes = try carrying(from: form, beyond: try encode(read), into: bytes, at: 0)
-                } else {
+                } else if let state, let read {
                     try requireNothingLostEncodingWhole(
                         state.bytes, isSingleValue: true, storedCount: 1, records: [read], sources: [.unchanged(0)],
                         originals: [:]
                     )
                 }
-            } else {
-                bytes = try encode(value)
             }
         } else if let state, let kept = try rewriteKeepingUntouched(
             state, storedCount: plan.storedCount, records: plan.records, sources: plan.recordSources,
@@ -74,20 +68,17 @@ extension Archive {
             bytes = kept.bytes
             // The records before the first change are copied where they are: a file system that clones shares
             // their blocks rather than writing them again.
-            if kept.firstChange > 0 {
-                unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
-            }
+            unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
         } else {
             bytes = try encode(array: plan.records)
         }
-        let identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
+        let identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         var values = plan.takeRecords()
         var index = plan.index
         var members = plan.members
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
         for (position, range) in rewrite?.carried ?? [] {
-            guard let value = try? decoder.decode(Value.self, from: bytes[range.shifted(by: bytes.startIndex)])
-            else { return }
+            guard let value = try? decoder.decode(Value.self, from: bytes[offsets: range]) else { return }
             if values[position] != value {
                 values[position] = value
                 (index, members) = (nil, nil)
@@ -109,9 +100,7 @@ extension Archive {
     ) throws -> Bool {
         guard scansStrictJSON else { return false }
         let appended = Array(plan.records[plan.storedCount...])
-        if !state.unreadable.isEmpty {
-            try refuseIdentitiesOfUnreadable(in: state, written: appended)
-        }
+        try refuseIdentitiesOfUnreadable(in: state, written: appended)
         let encoded = try encode(array: appended)
         // Taken out of the state, so that the splice changes the only copy in place instead of copying the file.
         var bytes = Data()
@@ -121,7 +110,7 @@ extension Archive {
             return false
         }
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
-        state.identity = try writeWhole(&bytes, to: file, unchangedPrefix: unchangedPrefix)
+        state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         state.values = plan.takeRecords()
         state.index = plan.index
@@ -144,23 +133,19 @@ extension Archive {
         }
     }
 
-    static var sliceLength: Int { 4096 }
-
-    /// Encodes an array in the file's format; a long one a slice at a time, spliced together into the same bytes,
-    /// which keeps the encoder's tree small (10% faster on 100,000 records).
+    /// Encodes an array in the file's format; a long one 4,096 values at a time, spliced together into the same
+    /// bytes, which keeps the encoder's tree small (10% faster on 100,000 records).
     func encode(array values: [Value]) throws(PersistenceError) -> Data {
-        let length = Self.sliceLength
+        let length = 4096
         guard values.count > length else { return try encode(values) }
         let splice = JSONArraySplice(encoder: encoder)
         var bytes = try encode(Array(values[..<length]))
-        var start = length
-        while start < values.endIndex {
-            let end = min(start + length, values.endIndex)
+        for start in stride(from: length, to: values.count, by: length) {
+            let end = min(start + length, values.count)
+            // A format the splice does not know is encoded whole.
             guard splice.append(try encode(Array(values[start..<end])), to: &bytes) != nil else {
-                // A format the splice does not know: encode it whole.
                 return try encode(values)
             }
-            start = end
         }
         return bytes
     }
@@ -171,8 +156,7 @@ extension Archive {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
             var result: Data?
-            // Copied in runs between the empty containers: a record with an empty array in each of many records
-            // would otherwise cost a byte-by-byte copy of the whole file.
+            // Copied in runs between the empty containers, not byte by byte.
             var copied = 0
             var index = 0
             while let open = buffer[index...].firstIndex(of: newline).map({ $0 - 1 }) {
@@ -194,14 +178,6 @@ extension Archive {
             return result
         }
     }
-
-    /// Writes `bytes`, ended with a newline as text tools expect, as the whole file: every write goes through here.
-    func writeWhole(
-        _ bytes: inout Data, to file: AtomicFile, unchangedPrefix: AtomicFile.UnchangedPrefix?
-    ) throws -> FileIdentity {
-        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        return try file.write(bytes, unchangedPrefix: unchangedPrefix, durability: durability)
-    }
 }
 
 // MARK: - Rewriting
@@ -221,16 +197,9 @@ struct Rewrite {
 
 extension Archive {
     /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
-    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``). Only those are
-    /// encoded. Records no version reads are not among `records` and stay as stored.
-    ///
-    /// - Parameters:
-    ///   - storedCount: How many records the file holds, leaving out those no version reads.
-    ///   - originals: What each changed record held when read, by original position.
-    /// - Returns: `nil` when the file's records cannot be found; the caller then encodes every record, which this has
-    ///   checked loses nothing.
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` when what a record holds beyond its type
-    ///   has no place in its new encoding or cannot be read; ``PersistenceError/Reason/encodingFailed(detail:)``.
+    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``), else this throws.
+    /// `nil` when the records cannot be found in the bytes, once it has checked that encoding them all loses nothing.
+    /// `storedCount` leaves out the records no version reads; `originals` are what changed records were read as.
     func rewriteKeepingUntouched(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -250,7 +219,6 @@ extension Archive {
         // Sources, not records: records no version reads, kept, have no value (see `rewriteKeepingUnreadable`).
         guard !sources.isEmpty else { return nil }
         guard scansStrictJSON, let ranges = found, ranges.count == storedCount else {
-            // The caller encodes every record, which is safe only if that loses nothing.
             try requireNothingLostEncodingWhole(
                 state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
                 sources: sources, originals: originals
@@ -258,15 +226,13 @@ extension Archive {
             return nil
         }
 
-        // The records to encode, and for the changed ones, what they held when read.
+        // The records to encode; of those written anew, what they were read as and their stored form: a migrated
+        // one's in the current format, which keeps what its older type knew.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: sources.count)
-        // Records written anew that keep what their stored form (a migrated one's current form) holds beyond the
-        // value read.
-        var carried: [(index: Int, original: Int, read: Value, storedForm: Data?)] = []
+        var carried: [(index: Int, original: Int, read: Value, form: Data, range: Range<Int>)] = []
         // Most files hold no stale record: an empty set is not asked about every record.
         let hasStale = !state.stale.isEmpty
-        // Read once for every migrated record.
         let migrations = state.migrated.isEmpty ? [] : evolution.migrations
         for (index, source) in sources.enumerated() {
             // A stale record (it needed a default or a migration) is written anew, as a changed one is.
@@ -280,106 +246,80 @@ extension Archive {
             case .new:
                 rewritten = nil
             }
-            if let original = rewritten?.original {
+            if case let (original, read)? = rewritten {
                 // Without the value it held when read, what it holds that its type does not know cannot be told.
-                guard let read = rewritten?.read else {
-                    throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
-                }
-                // A migrated record is compared in its current-format form, which keeps what its older type knew.
-                let range = ranges[original].shifted(by: stored.startIndex)
+                guard let read else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"])) }
                 let form = state.migrated.contains(original)
-                    ? try currentForm(ofMigrated: stored[range], at: original, by: migrations) : nil
-                carried.append((index, original, read, form))
+                    ? try currentForm(ofMigrated: stored[offsets: ranges[original]], at: original, by: migrations) : nil
+                carried.append((index, original, read, form ?? stored, form.map { 0..<$0.count } ?? ranges[original]))
             }
             encodedIndex[index] = encoded.count
             encoded.append(records[index])
         }
-        var pieces = try encodedElements(encoded)
+        let pieces = try encodedElements(encoded)
+        let known = try encodedElements(carried.map(\.read))
+        var replacements: [Int: Data] = [:]
         var carriedRecords: [Int] = []
-        if !carried.isEmpty {
-            let known = try encodedElements(carried.map(\.read))
-            // Every record's lost keys are named, not only the first one's; what the decoder says of a key serves
-            // every record.
-            var lost: [String] = []
-            let keys = KeyReading(decoder)
-            for (position, change) in carried.enumerated() {
-                // What the record holds: its stored bytes or, for a migrated record, its current-format form.
-                let (storedBytes, storedRange) = change.storedForm.map { ($0, 0..<$0.count) }
-                    ?? (stored, ranges[change.original])
-                let piece = encodedIndex[change.index]
-                let encoding = Data(pieces.bytes[pieces.ranges[piece].shifted(by: pieces.bytes.startIndex)])
-                do {
-                    let merged = try carrying(
-                        from: storedBytes, within: storedRange, beyond: known.bytes, within: known.ranges[position],
-                        into: encoding, at: change.original, keys: keys
-                    )
-                    guard merged != encoding else { continue }
-                    pieces.replacements[piece] = merged
-                    carriedRecords.append(change.index)
-                } catch {
-                    guard case .unknownKeysWouldBeLost(let keyPaths) = error.reason else { throw error }
-                    lost += keyPaths
-                }
+        // Every record's lost keys are named, not only the first one's.
+        var lost: [String] = []
+        let keys = KeyReading(decoder)
+        for (position, change) in carried.enumerated() {
+            let piece = encodedIndex[change.index]
+            let encoding = Data(pieces.bytes[offsets: pieces.ranges[piece]])
+            do {
+                let merged = try carrying(
+                    from: change.form, within: change.range, beyond: known.bytes, within: known.ranges[position],
+                    into: encoding, at: change.original, keys: keys
+                )
+                guard merged != encoding else { continue }
+                replacements[piece] = merged
+                carriedRecords.append(change.index)
+            } catch {
+                guard case .unknownKeysWouldBeLost(let keyPaths) = error.reason else { throw error }
+                lost += keyPaths
             }
-            guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
         }
+        guard lost.isEmpty else { throw failure(.unknownKeysWouldBeLost(keyPaths: lost)) }
 
         let separator = Data((pretty ? ",\n  " : ",").utf8)
         var bytes = Data(capacity: stored.count + pieces.bytes.count + 64)
         bytes.append(contentsOf: Array((pretty ? "[\n  " : "[").utf8))
+        // Leading records copied to their own place, after the file's own opening, leave every byte before them.
+        let sameOpening = stored.prefix(bytes.count).elementsEqual(bytes)
+        var firstChange = 0
         var newRanges: [Range<Int>] = []
         newRanges.reserveCapacity(records.count)
         // Untouched neighbours are copied as one span, separators and all: a handful of copies, not one per record.
-        var span: Range<Int>? = nil
-        var spanRecords: Range<Int>? = nil
-        // Leading records copied to their own place, after the file's own opening, leave every byte before them.
-        let opening = bytes.count
-        let sameOpening = ranges.first.map { $0.lowerBound == opening
-            && stored.prefix(opening).elementsEqual(bytes.prefix(opening)) } ?? false
-        var unchangedPrefix = 0
-        func flush() {
-            guard let copied = span, let originals = spanRecords else { return }
-            let shift = bytes.count - copied.lowerBound
-            if newRanges.isEmpty, originals.lowerBound == 0, shift == 0, sameOpening {
-                unchangedPrefix = copied.upperBound
-            }
-            for original in originals { newRanges.append(ranges[original].shifted(by: shift)) }
-            stored.withUnsafeBytes { buffer in
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[copied]))
-            }
-            span = nil
-            spanRecords = nil
+        var run: Range<Int>?
+        func copyRun() {
+            guard let copied = run else { return }
+            let span = ranges[copied.lowerBound].lowerBound..<ranges[copied.upperBound - 1].upperBound
+            let shift = bytes.count - span.lowerBound
+            if newRanges.isEmpty, copied.lowerBound == 0, shift == 0, sameOpening { firstChange = span.upperBound }
+            for original in copied { newRanges.append(ranges[original].shifted(by: shift)) }
+            bytes.append(stored[offsets: span])
+            run = nil
         }
         for (index, source) in sources.enumerated() {
             let piece = encodedIndex[index]
-            if piece < 0, case .unchanged(let original) = source {
-                if let current = spanRecords, current.upperBound == original, let copied = span {
-                    span = copied.lowerBound..<ranges[original].upperBound
-                    spanRecords = current.lowerBound..<(original + 1)
-                    continue
-                }
-                flush()
-                if index > 0 { bytes.append(separator) }
-                span = ranges[original]
-                spanRecords = original..<(original + 1)
+            if piece < 0, case .unchanged(let original) = source, let current = run, current.upperBound == original {
+                run = current.lowerBound..<(original + 1)
                 continue
             }
-            flush()
+            copyRun()
             if index > 0 { bytes.append(separator) }
-            let start = bytes.count
-            if let replacement = pieces.replacements[piece] {
-                bytes.append(replacement)
+            if piece < 0, case .unchanged(let original) = source {
+                run = original..<(original + 1)
             } else {
-                pieces.bytes.withUnsafeBytes { buffer in
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[pieces.ranges[piece]]))
-                }
+                let start = bytes.count
+                bytes.append(replacements[piece] ?? pieces.bytes[offsets: pieces.ranges[piece]])
+                newRanges.append(start..<bytes.count)
             }
-            newRanges.append(start..<bytes.count)
         }
-        flush()
+        copyRun()
         bytes.append(contentsOf: Array((pretty ? "\n]\n" : "]\n").utf8))
         return Rewrite(
-            bytes: bytes, ranges: newRanges, firstChange: unchangedPrefix,
+            bytes: bytes, ranges: newRanges, firstChange: firstChange,
             carried: carriedRecords.map { ($0, newRanges[$0]) }
         )
     }
@@ -391,8 +331,6 @@ extension Archive {
         originals: [Int: Value]
     ) throws(PersistenceError) -> Rewrite {
         let unreadable = state.unreadable
-        var whole = state
-        whole.unreadable = IndexSet()
         guard scansStrictJSON, !state.isSingleValue,
             let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
             ranges.count == storedCount + unreadable.count
@@ -400,13 +338,13 @@ extension Archive {
         try refuseIdentitiesOfUnreadable(
             in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
         )
+        var whole = state
+        whole.unreadable = IndexSet()
         whole.recordRanges = ranges
         // Where each record the caller counts stands in the file.
         let stored = ranges.indices.filter { !unreadable.contains($0) }
         var allSources: [RecordSource] = []
         var allRecords: [Value] = []
-        // The caller's position of each record written; `nil` for one kept.
-        var written: [Int?] = []
         var kept = IndexSet()
         var pending = unreadable.makeIterator()
         var next = pending.next()
@@ -416,7 +354,6 @@ extension Archive {
                 allSources.append(.unchanged(record))
                 // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
-                written.append(nil)
                 next = pending.next()
             }
         }
@@ -431,14 +368,14 @@ extension Archive {
                 allSources.append(.new)
             }
             allRecords.append(records[index])
-            written.append(index)
             if index == lastStored { keep(before: .max) }
         }
         let allOriginals = Dictionary(uniqueKeysWithValues: originals.map { (stored[$0.key], $0.value) })
         guard var rewrite = try rewriteKeepingUntouched(
             whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
         ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
-        rewrite.carried = rewrite.carried.compactMap { carried in written[carried.record].map { ($0, carried.range) } }
+        // A record written is never kept: its position for the caller is its position less the kept ones before it.
+        rewrite.carried = rewrite.carried.map { ($0.record - kept.count(in: 0..<$0.record), $0.range) }
         rewrite.unreadable = kept
         return rewrite
     }
@@ -448,8 +385,9 @@ extension Archive {
     func refuseIdentitiesOfUnreadable(
         in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
     ) throws(PersistenceError) {
+        guard !state.unreadable.isEmpty else { return }
         let identity = RecordIdentity<Value>()
-        guard !state.unreadable.isEmpty, identity.usesIdentifier,
+        guard identity.usesIdentifier,
             let ranges = known ?? state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes)
         else { return }
         var taken: [AnyHashable: Int] = [:]
@@ -468,10 +406,8 @@ extension Archive {
     }
 
     /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``).
-    ///
-    /// - Throws: ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` naming record `position` where they
-    ///   have no place, or where the keys cannot be read.
+    /// it was read as, carried into it (see ``UnknownKeys``); throws, naming record `position`, where they have no
+    /// place or cannot be read.
     func carrying(
         from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
         within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int, keys: KeyReading? = nil
@@ -480,9 +416,7 @@ extension Archive {
         // type reads unread, so one holding a lone surrogate reaches here.
         guard let storedTree = JSONTree.parse(stored, at: storedRange),
             let knownTree = JSONTree.parse(known, at: knownRange)
-        else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
-        }
+        else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
         let unknown = UnknownKeys(
             stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known,
             keys: keys ?? KeyReading(decoder)
@@ -491,21 +425,17 @@ extension Archive {
         guard let merged = unknown.carried(
             into: encoding, storedBytes: stored, knownBytes: known,
             prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
-        ) else {
-            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
-        }
+        ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position))) }
         return merged
     }
 
-    private func encodedElements(
-        _ values: [Value]
-    ) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>], replacements: [Int: Data]) {
-        guard !values.isEmpty else { return (Data(), [], [:]) }
+    private func encodedElements(_ values: [Value]) throws(PersistenceError) -> (bytes: Data, ranges: [Range<Int>]) {
+        guard !values.isEmpty else { return (Data(), []) }
         let bytes = try encode(array: values)
         guard let ranges = JSONScanner.elementRanges(of: bytes), ranges.count == values.count else {
             throw failure(.encodingFailed(detail: "The encoder did not write a JSON array of the values."))
         }
-        return (bytes, ranges, [:])
+        return (bytes, ranges)
     }
 
     /// `bytes` with two spaces after each newline that does not end an empty line.
@@ -536,12 +466,12 @@ extension AtomicFile {
 
     /// Creates the temporary, open for writing, replacing one that a writer left when it died.
     private func createTemporary(mode: mode_t) throws -> OpenFile {
-        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file") {
-            return created
-        }
+        let operation = "create temporary file"
+        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
         try FileSystem.remove(temporary, operation: "remove abandoned temporary")
-        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: "create temporary file")
-        else { throw SystemError(phase: .write, operation: "create temporary file", code: EEXIST) }
+        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) else {
+            throw SystemError(phase: .write, operation: operation, code: EEXIST)
+        }
         return created
     }
 
@@ -550,14 +480,12 @@ extension AtomicFile {
         FileSystem.removeQuietly(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, of which the first `unchangedPrefix.length` are the file's: where
-    /// the file system can, and the file is still that version, the temporary starts as a clone of it.
-    ///
-    /// - Returns: The identity of the new file.
-    /// - Throws: ``SystemError`` naming the call that failed; the file is then as it was, unless the call is
-    ///   `"fsync directory"`: then the new contents are in place, and the next durable operation flushes the directory.
-    @discardableResult
-    func write(_ bytes: Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
+    /// Replaces the file's contents with `bytes`, ended with a newline as text tools expect, of which the first
+    /// `unchangedPrefix.length` are the file's: where the file system can, and the file is still that version, the
+    /// temporary starts as a clone of it. Every write of the package goes through here, and returns the identity of
+    /// the new file; a ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
+    func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
         // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
         let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
@@ -565,7 +493,6 @@ extension AtomicFile {
         guard openDirectory?.isAppendOnly != true else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
-        let temporary = self.temporary
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
         defer { source?.file.closeQuietly() }
@@ -579,20 +506,16 @@ extension AtomicFile {
                 orCreate: { try createTemporary(mode: mode) }
             )
         } ?? (createTemporary(mode: mode), nil)
-        var written = stat()
-        var isOpen = true
+        // Set where the file is closed before the rename.
+        var closed: stat?
         do {
             if let existing {
                 try Self.copyOwnership(from: existing, to: file)
             }
-            if let clone {
-                // The length is set first, so that the write stays within the file: past the end, XFS reserves
-                // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
-                if bytes.count != clone.length { try file.truncate(to: bytes.count) }
-                try file.write(bytes, from: clone.shared)
-            } else {
-                try file.write(bytes, from: 0)
-            }
+            // A clone's length is set first, so that the write stays within the file: past the end, XFS reserves
+            // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
+            if let clone, bytes.count != clone.length { try file.truncate(to: bytes.count) }
+            try file.write(bytes, from: clone?.shared ?? 0)
             if durability == .full {
                 try file.flush()
             } else {
@@ -601,27 +524,24 @@ extension AtomicFile {
                 try file.flushDataBeforeRename()
                 // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
                 // identity read, before it replaces anything.
-                written = try file.status()
-                isOpen = false
+                closed = try file.status()
                 try file.close()
             }
             try FileSystem.rename(temporary, to: path)
         } catch {
-            if isOpen { file.closeQuietly() }
+            if closed == nil { file.closeQuietly() }
             FileSystem.removeQuietly(temporary)
             throw error
         }
-        if isOpen {
-            // Read from the open file, so that it is this file's, and after the rename: reading its times before a
-            // change makes the change cost more (see FileOwnership). No identity makes the next operation read.
-            written = (try? file.status()) ?? stat()
-            file.closeQuietly()
-        }
+        // A flushed file's identity is read after the rename, from the open file so that it is this file's: reading
+        // its times before a change makes the change cost more (see FileOwnership). None makes the next operation read.
+        let identity = FileIdentity(closed ?? (try? file.status()) ?? stat())
+        if closed == nil { file.closeQuietly() }
         changes.madeAny = true
         if durability == .full {
             try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory)
         }
-        return FileIdentity(written)
+        return identity
     }
 
     /// Flushes the file as it is, if any, and its directory: an earlier operation may have replaced it and failed to
@@ -643,7 +563,7 @@ extension AtomicFile {
         }
     }
 
-    // MARK: - Steps
+    // MARK: - Ownership
 
     /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get its
     /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
@@ -655,9 +575,10 @@ extension AtomicFile {
         return existing.st_mode & 0o777
     }
 
+    /// Gives the new file the old one's owner, group and mode, where the process may; the owner and group first,
+    /// since `fchown` may clear the mode's setuid and setgid bits.
     private static func copyOwnership(from existing: stat, to file: OpenFile) throws {
-        // The new file's owner and group are the process's, or the directory's group where the directory is
-        // setgid: whatever differs from the old file's is set back, before the mode, which fchown may clear.
+        // The new file's owner and group are the process's, or the directory's group where the directory is setgid.
         guard let created = file.ownership else { throw SystemError.last("fstat", .write) }
         var group = created.group
         if created.owner != existing.st_uid || created.group != existing.st_gid {
@@ -673,11 +594,9 @@ extension AtomicFile {
             }
         }
         var mode = existing.st_mode & 0o7777
-        if group != existing.st_gid {
-            // The file now belongs to a group that could not read it before: it gets no group access, so that a
-            // save never lets anyone read the file who could not.
-            mode &= ~0o070
-        }
+        // In a group that could not read the file before, the file gets no group access: a save never lets anyone
+        // read the file who could not.
+        if group != existing.st_gid { mode &= ~0o070 }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
         guard created.mode & 0o7777 != mode || group != created.group else { return }
         try file.changeMode(to: mode)
