@@ -68,37 +68,14 @@ public func fremovexattr(_ descriptor: Int32, _ name: UnsafePointer<CChar>!, _ o
     notHere()
 }
 
-// bsd/sys/stat.h:195-217, struct stat under __DARWIN_64_BIT_INO_T: `__uint32_t st_flags`,
-// `struct timespec st_mtimespec`, `struct timespec st_ctimespec`. Glibc's stat has none of them. Its fields' types
-// stay Glibc's here: `dev_t` is UInt64 where Darwin's is Int32 (bsd/sys/_types.h:80) and `mode_t` UInt32 where
-// Darwin's is UInt16 (bsd/sys/_types.h:93), which this check cannot see.
+// bsd/sys/stat.h:166-180, the fields of `struct stat` (`__DARWIN_STRUCT_STAT64`, line 190): `__uint32_t st_flags`,
+// `struct timespec st_mtimespec`, `struct timespec st_ctimespec`, none of which Glibc's has. The fields both have
+// keep Glibc's types here, which differ from Darwin's (bsd/sys/_types.h): `dev_t` is UInt here and Int32 there,
+// `mode_t` UInt32 and UInt16, `ino_t` UInt and UInt64, `nlink_t` UInt and UInt16, `blksize_t` Int and Int32.
 extension stat {
     public var st_flags: UInt32 { notHere() }
     public var st_mtimespec: timespec { notHere() }
     public var st_ctimespec: timespec { notHere() }
-}
-
-// MARK: - Linux only
-//
-// Names Glibc declares and Darwin does not. Each is declared again here with Glibc's own signature, so that a use in
-// an Apple branch is ambiguous between the two and fails to compile; `.ci/darwin-check --self-test` shows that each
-// one does. Darwin has no `fdatasync` (its `unistd.h` leaves it out), keeps the times of a file's status in
-// `st_mtimespec` and `st_ctimespec`, and has kqueue instead of inotify.
-
-public func fdatasync(_ descriptor: Int32) -> Int32 { notHere() }
-
-public func inotify_init1(_ flags: Int32) -> Int32 { notHere() }
-
-public func inotify_add_watch(_ descriptor: Int32, _ path: UnsafePointer<CChar>!, _ mask: UInt32) -> Int32 {
-    notHere()
-}
-
-public func inotify_rm_watch(_ descriptor: Int32, _ watch: Int32) -> Int32 { notHere() }
-
-extension stat {
-    public var st_mtim: timespec { notHere() }
-    public var st_ctim: timespec { notHere() }
-    public var st_atim: timespec { notHere() }
 }
 
 // MARK: - Dispatch on Darwin
