@@ -2,10 +2,9 @@ import Foundation
 
 /// The package's one reader of JSON's structure: where values lie in UTF-8 JSON, found without decoding them.
 ///
-/// Record ranges (the elements of an array, the members of an object) cost no allocation per value; what compares
-/// or carries a record's parts asks for its `JSONTree`, read by the same walk. The grammar is strict JSON in UTF-8
-/// after an optional byte order mark; anything else makes a scan return `nil`, and the caller falls back to the
-/// decoder or to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
+/// Record ranges cost no allocation per value; a `JSONTree` is read by the same walk. The grammar is strict JSON in
+/// UTF-8 after an optional byte order mark; anything else returns `nil`, and the caller falls back to the decoder or
+/// to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -145,34 +144,9 @@ struct JSONScanner {
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair.
-        var units: [UInt16] = []
-        var rest = characters[...]
-        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
-            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
-            rest = rest[rest.index(after: backslash)...]
-            switch rest.popFirst() {
-            case UInt8(ascii: "u"):
-                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                units.append(unit)
-                rest = rest.dropFirst(4)
-            case let escaped?:
-                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                units.append(controls[escaped] ?? UInt16(escaped))
-            case nil: return nil
-            }
-        }
-        units += String(decoding: rest, as: UTF8.self).utf16
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF16()
-        var iterator = units.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
+        // Escapes are rare in keys and strings; the decoder reads them as the file's decoder does.
+        let quoted = [UInt8(ascii: "\"")] + characters + [UInt8(ascii: "\"")]
+        return try? JSONDecoder().decode(String.self, from: Data(quoted))
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
@@ -203,7 +177,6 @@ struct JSONScanner {
 
     // MARK: - Grammar
 
-    /// Notes where and why the bytes stop being JSON, for the failing scan to return.
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
@@ -214,7 +187,6 @@ struct JSONScanner {
         return nil
     }
 
-    /// The error `fail` noted, placed in the bytes.
     private func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
         return SyntaxError(at: offset, expected: expected, in: bytes)
@@ -320,23 +292,15 @@ struct JSONScanner {
         }
     }
 
-    /// The indentation of each record, in a file that puts records on lines of their own: that of the first line
-    /// that starts with a value from which records read on to the array's end, as a nested value's do not.
+    /// The indentation of each record, in a file that puts records on lines of their own: that of the first value
+    /// from which records read on to the array's end, as a nested value's do not, or else of the first record.
     private mutating func recordIndentation(closing: Int) -> Int? {
         let start = position
         defer { position = start }
-        var leadToDamage = Set<Int>()
-        var index = position
-        while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
-            index = lineBreak + 1
-            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
-            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
-                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
-            {
-                return indentation
-            }
+        if let record = nextRecord(from: start, indentation: nil, closing: closing) {
+            return lineIndentation(before: record)
         }
-        // No line reads on to the end, as when the end is cut off too: the first record's line tells.
+        // No value reads on to the end, as when the end is cut off too: the first record's line tells.
         guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
         position = start + 1
         skipWhitespace()
