@@ -45,10 +45,8 @@ struct JSONArraySplice {
     }
 
     /// The values that `bytes` holds after those of `previous`, as an encoded array for the decoder to judge, when
-    /// `bytes` is `previous` to the end of its last element and then a comma, so that only they need decoding.
-    ///
-    /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array or ends with
-    ///   a comma (a second one after it would be no JSON, yet look like an append).
+    /// `bytes` is `previous` to the end of its last element and then a comma, so that only they need decoding;
+    /// `nil` if not, or if `previous` is empty or ends with a comma (a second one would be no JSON, yet look appended).
     static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
         let open = UInt8(ascii: "[")
         guard let last = Self.lastByteInside(previous), previous[last] != open, previous[last] != UInt8(ascii: ",")

@@ -20,15 +20,18 @@ struct JSONScanner {
     fileprivate static func reading<Result>(
         _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
-        let range = range ?? 0..<data.count
-        return data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            guard let result = read(&scanner) else { return nil }
-            scanner.skipWhitespace()
-            return scanner.position == range.count ? result : nil
-        }
+        data.withUnsafeBytes { reading(UnsafeRawBufferPointer(rebasing: $0[range ?? 0..<data.count]), read) }
+    }
+
+    private static func reading<Result>(
+        _ bytes: UnsafeRawBufferPointer, _ read: (inout JSONScanner) -> Result?
+    ) -> Result? {
+        var scanner = JSONScanner(bytes)
+        scanner.skipByteOrderMark()
+        scanner.skipWhitespace()
+        guard let result = read(&scanner) else { return nil }
+        scanner.skipWhitespace()
+        return scanner.position == bytes.count ? result : nil
     }
 
     /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
@@ -50,9 +53,8 @@ struct JSONScanner {
     /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data if it is not a
     /// number (which a cut could have shortened). After damage, reading resumes at a value that starts a line indented
     /// as the records' lines are (a string holds no line break), or else at one from which the records read on to
-    /// the final `]`; a value inside a damaged record's nested array or strings never does, so only the bytes of whole
-    /// records are returned as records. A value followed by one stray byte and then a record (a lost `,`) is whole;
-    /// anything more makes it part of the damage, as a record that a damaged byte closed early leaves its rest behind.
+    /// the final `]`, as no value nested in a damaged record does. A value followed by one stray byte and then a
+    /// record (a lost `,`) is whole; anything more makes it part of the damage.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
@@ -78,7 +80,7 @@ struct JSONScanner {
         }
     }
 
-    /// Where bytes stop being JSON, as a person finds it in an editor, and what was expected there.
+    /// Where bytes stop being JSON, as a person finds it in an editor (line, column), and what was expected there.
     struct SyntaxError: CustomStringConvertible {
         var description: String
 
@@ -154,25 +156,20 @@ struct JSONScanner {
     static func forEachMember(
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
-        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-        scanner.skipWhitespace()
-        let read = scanner.container(UInt8(ascii: "{")) { scanner in
-            guard let key = scanner.key(), let value = scanner.value() else { return false }
-            body(Member(key: key, value: value))
-            return true
+        let read = reading(UnsafeRawBufferPointer(rebasing: buffer[range])) { scanner in
+            scanner.container(UInt8(ascii: "{")) { scanner in
+                guard let key = scanner.key(), let value = scanner.value() else { return false }
+                body(Member(key: key, value: value))
+                return true
+            }
         }
-        scanner.skipWhitespace()
-        return read && scanner.position == range.count
+        return read == true
     }
 
     struct Member {
         /// The key's characters, inside the quotes, escapes as stored.
         var key: Range<Int>
         var value: Range<Int>
-
-        func shifted(by offset: Int) -> Member {
-            Member(key: key.shifted(by: offset), value: value.shifted(by: offset))
-        }
     }
 
     // MARK: - Grammar
@@ -307,7 +304,7 @@ struct JSONScanner {
         return position < bytes.count && opensValue(bytes[position]) ? lineIndentation(before: position) : nil
     }
 
-    /// Where the next record after damage at `start` plausibly starts, if anywhere.
+    /// Where the next record after damage at `start` plausibly starts.
     private mutating func nextRecord(from start: Int, indentation: Int?, closing: Int) -> Int? {
         // The starts of records that read on to further damage rather than to the end, tried once each.
         var leadToDamage = Set<Int>()
@@ -351,9 +348,8 @@ struct JSONScanner {
         return current == UInt8(ascii: ",") || (current == nil && closed)
     }
 
-    /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented
-    /// as `closing` says if it starts a line; if not, the starts of those values are added to `starts`, since from
-    /// each of them the same values read to the same end, and a start found there is not read again.
+    /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented as
+    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again.
     private mutating func readsToTheEnd(from index: Int, closing: Int, noting starts: inout Set<Int>) -> Bool {
         position = index
         while true {
@@ -371,8 +367,7 @@ struct JSONScanner {
         }
     }
 
-    /// The end of `range` without the whitespace and the one comma (or the closing `]`) that separate it from what
-    /// follows.
+    /// The end of `range` without the whitespace and the one comma (or `]`) that separate it from what follows.
     private func trimmedEnd(of range: Range<Int>, orClosingBracket: Bool = false) -> Int {
         var end = range.upperBound
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
@@ -414,8 +409,8 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    /// Reads the object or array that `open` opens here, calling `part` to read each member or element, whether
-    /// they are wanted as ranges or as a tree; `false` if there is no such container, or `part` could not read one.
+    /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
+    /// there is no such container, or `part` could not read one.
     @inline(__always)
     private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
         guard current == open else { return false }
@@ -577,8 +572,7 @@ struct JSONScanner {
         return fail(.stringEnd)
     }
 
-    /// Moves past `count` bytes that `matches` accepts at their offsets from here, or notes `expected` at the first
-    /// it does not.
+    /// Moves past `count` bytes that `matches` accepts at their offsets, or notes `expected` at the first it does not.
     private mutating func skip(_ count: Int, _ expected: Expectation, _ matches: (Int, UInt8) -> Bool) -> Bool {
         for offset in 0..<count where position + offset == bytes.count || !matches(offset, bytes[position + offset]) {
             position += offset
