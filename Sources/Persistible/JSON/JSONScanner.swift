@@ -246,45 +246,36 @@ struct JSONScanner {
             }
             skipWhitespace()
             let start = position
-            guard let byte = current else { return parts }
-            if byte == UInt8(ascii: "]") {
-                // The end, after a record, a comma or the opening.
-                if closesTheBytes() { return parts }
-                failure = (position, .end)
-                damage = (start, start + 1, noted(), nil)
-                continue
+            guard current != nil else { return parts }
+            // A value, unless the array ends here, after a record, a comma or the opening.
+            var value: Range<Int>?
+            if current != UInt8(ascii: "]") {
+                guard skipValue() else {
+                    damage = (start, start + 1, noted(), nil)
+                    continue
+                }
+                value = start..<position
+                skipWhitespace()
             }
-            guard skipValue() else {
-                damage = (start, start + 1, noted(), nil)
-                continue
-            }
-            let value = start..<position
-            skipWhitespace()
-            if current == UInt8(ascii: ",") {
+            // A number's end is no proof that it is whole.
+            let closed = value.map { !isDigit(bytes[$0.upperBound - 1]) } ?? true
+            let next = position
+            if let value, current == UInt8(ascii: ",") || (current == nil && closed) {
                 parts.append(.record(value))
+                guard current != nil else { return parts }
                 position += 1
                 continue
             }
-            // A number's end is no proof that it is whole.
-            let closed = !isDigit(bytes[value.upperBound - 1])
-            if current == nil, closed {
-                parts.append(.record(value))
-                return parts
-            }
-            let next = position
             if current == UInt8(ascii: "]") {
                 let ends = closesTheBytes()
                 // A whole value that the array's bracket closes is a record, whatever damage follows.
-                if ends || closed { parts.append(.record(value)) }
+                if let value, ends || closed { parts.append(.record(value)) }
                 if ends { return parts }
                 failure = (position, .end)
-                if closed {
-                    damage = (next, next, noted(), nil)
-                    continue
-                }
-            } else {
-                failure = (position, .afterElement)
+                damage = closed ? (next, next, noted(), nil) : (start, start + 1, noted(), nil)
+                continue
             }
+            failure = (position, .afterElement)
             damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
         }
     }
