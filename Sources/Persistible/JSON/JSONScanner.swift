@@ -298,24 +298,17 @@ struct JSONScanner {
     /// Where the next record after damage at `start` plausibly starts.
     private mutating func nextRecord(from start: Int, indentation: Int?, closing: Int) -> Int? {
         // The starts of records that read on to further damage rather than to the end, tried once each.
-        var leadToDamage = Set<Int>()
+        var tried = Set<Int>()
         for candidate in start..<bytes.count where opensValue(bytes[candidate]) {
             // A number or literal right after other bytes is the rest of one.
-            let opensToken = bytes[candidate] == UInt8(ascii: "{") || bytes[candidate] == UInt8(ascii: "[")
-                || bytes[candidate] == UInt8(ascii: "\"")
-            guard opensToken || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
-                || bytes[candidate - 1] == UInt8(ascii: ",") || bytes[candidate - 1] == UInt8(ascii: "[")
+            guard "{[\"".utf8.contains(bytes[candidate]) || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
+                || ",[".utf8.contains(bytes[candidate - 1])
             else { continue }
             // A value after a colon is a member's, never a record, even where the record's end is what is damaged.
-            if let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) }),
-                bytes[before] == UInt8(ascii: ":")
-            {
-                continue
-            }
-            if let indentation, lineIndentation(before: candidate) == indentation, isRecord(at: candidate) {
-                return candidate
-            }
-            if readsToTheEnd(from: candidate, closing: closing, noting: &leadToDamage) {
+            let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) })
+            if let before, bytes[before] == UInt8(ascii: ":") { continue }
+            let indented = indentation != nil && lineIndentation(before: candidate) == indentation
+            if indented && isRecord(at: candidate) || readsToTheEnd(from: candidate, closing: closing, noting: &tried) {
                 return candidate
             }
         }
@@ -379,12 +372,7 @@ struct JSONScanner {
     }
 
     private func opensValue(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
-            UInt8(ascii: "n"), UInt8(ascii: "-"):
-            return true
-        default: return isDigit(byte)
-        }
+        isDigit(byte) || "{[\"tfn-".utf8.contains(byte)
     }
 
     private var current: UInt8? {
