@@ -22,13 +22,10 @@ struct JSONArraySplice {
         // A file's bytes end with a newline, and so may a long array's, spliced from slices.
         let additions = additions[..<(additions.lastIndex(where: { !isJSONWhitespace($0) }).map { $0 + 1 }
             ?? additions.startIndex)]
-        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return nil }
-        if prettyPrinted {
-            guard additions[additions.startIndex + 1] == newline, additions[additions.endIndex - 2] == newline else {
-                return nil
-            }
-        }
-        let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
+        guard additions.count > 2 * margin, additions.first == open, additions.last == close,
+            !prettyPrinted || (additions.dropFirst().first == newline && additions.dropLast().last == newline)
+        else { return nil }
+        let elements = additions.dropFirst(margin).dropLast(margin)
 
         guard let last = Self.lastByteInside(array) else { return nil }
 
@@ -52,8 +49,7 @@ struct JSONArraySplice {
         guard let last = Self.lastByteInside(previous), previous[last] != open, previous[last] != UInt8(ascii: ",")
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
-        guard bytes.count > shared else { return nil }
-        guard bytes.prefix(shared) == previous.prefix(shared) else { return nil }
+        guard bytes.count > shared, bytes.prefix(shared) == previous.prefix(shared) else { return nil }
         var comma = bytes.index(bytes.startIndex, offsetBy: shared)
         while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
         guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }
