@@ -285,7 +285,8 @@ struct JSONScanner {
     private mutating func recordIndentation(closing: Int) -> Int? {
         let start = position
         defer { position = start }
-        if let record = nextRecord(from: start, indentation: nil, closing: closing) {
+        // Past the opening, which would be read whole for nothing.
+        if let record = nextRecord(from: min(start + 1, bytes.count), indentation: nil, closing: closing) {
             return lineIndentation(before: record)
         }
         // No value reads on to the end, as when the end is cut off too: the first record's line tells.
