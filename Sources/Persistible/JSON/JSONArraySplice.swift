@@ -22,13 +22,10 @@ struct JSONArraySplice {
         // A file's bytes end with a newline, and so may a long array's, spliced from slices.
         let additions = additions[..<(additions.lastIndex(where: { !isJSONWhitespace($0) }).map { $0 + 1 }
             ?? additions.startIndex)]
-        guard additions.count > 2 * margin, additions.first == open, additions.last == close else { return nil }
-        if prettyPrinted {
-            guard additions[additions.startIndex + 1] == newline, additions[additions.endIndex - 2] == newline else {
-                return nil
-            }
-        }
-        let elements = additions[(additions.startIndex + margin)..<(additions.endIndex - margin)]
+        guard additions.count > 2 * margin, additions.first == open, additions.last == close,
+            !prettyPrinted || (additions.dropFirst().first == newline && additions.dropLast().last == newline)
+        else { return nil }
+        let elements = additions.dropFirst(margin).dropLast(margin)
 
         guard let last = Self.lastByteInside(array) else { return nil }
 
@@ -45,17 +42,14 @@ struct JSONArraySplice {
     }
 
     /// The values that `bytes` holds after those of `previous`, as an encoded array for the decoder to judge, when
-    /// `bytes` is `previous` to the end of its last element and then a comma, so that only they need decoding.
-    ///
-    /// - Returns: `nil` if `bytes` does not extend `previous` so, or if `previous` is an empty array or ends with
-    ///   a comma (a second one after it would be no JSON, yet look like an append).
+    /// `bytes` is `previous` to the end of its last element and then a comma, so that only they need decoding;
+    /// `nil` if not, or if `previous` is empty or ends with a comma (a second one would be no JSON, yet look appended).
     static func appendedValues(in bytes: Data, after previous: Data) -> Data? {
         let open = UInt8(ascii: "[")
         guard let last = Self.lastByteInside(previous), previous[last] != open, previous[last] != UInt8(ascii: ",")
         else { return nil }
         let shared = previous.distance(from: previous.startIndex, to: last) + 1
-        guard bytes.count > shared else { return nil }
-        guard bytes.prefix(shared) == previous.prefix(shared) else { return nil }
+        guard bytes.count > shared, bytes.prefix(shared) == previous.prefix(shared) else { return nil }
         var comma = bytes.index(bytes.startIndex, offsetBy: shared)
         while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
         guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }

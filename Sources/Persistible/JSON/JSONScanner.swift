@@ -2,10 +2,9 @@ import Foundation
 
 /// The package's one reader of JSON's structure: where values lie in UTF-8 JSON, found without decoding them.
 ///
-/// Record ranges (the elements of an array, the members of an object) cost no allocation per value; what compares
-/// or carries a record's parts asks for its `JSONTree`, read by the same walk. The grammar is strict JSON in UTF-8
-/// after an optional byte order mark; anything else makes a scan return `nil`, and the caller falls back to the
-/// decoder or to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
+/// Record ranges cost no allocation per value; a `JSONTree` is read by the same walk. The grammar is strict JSON in
+/// UTF-8 after an optional byte order mark; anything else returns `nil`, and the caller falls back to the decoder or
+/// to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -21,15 +20,18 @@ struct JSONScanner {
     fileprivate static func reading<Result>(
         _ data: Data, at range: Range<Int>? = nil, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
-        let range = range ?? 0..<data.count
-        return data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            guard let result = read(&scanner) else { return nil }
-            scanner.skipWhitespace()
-            return scanner.position == range.count ? result : nil
-        }
+        data.withUnsafeBytes { reading(UnsafeRawBufferPointer(rebasing: $0[range ?? 0..<data.count]), read) }
+    }
+
+    private static func reading<Result>(
+        _ bytes: UnsafeRawBufferPointer, _ read: (inout JSONScanner) -> Result?
+    ) -> Result? {
+        var scanner = JSONScanner(bytes)
+        scanner.skipByteOrderMark()
+        scanner.skipWhitespace()
+        guard let result = read(&scanner) else { return nil }
+        scanner.skipWhitespace()
+        return scanner.position == bytes.count ? result : nil
     }
 
     /// The range of each element of the array that `data` holds, or `nil` if it does not hold one JSON array.
@@ -51,9 +53,8 @@ struct JSONScanner {
     /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data if it is not a
     /// number (which a cut could have shortened). After damage, reading resumes at a value that starts a line indented
     /// as the records' lines are (a string holds no line break), or else at one from which the records read on to
-    /// the final `]`; a value inside a damaged record's nested array or strings never does, so only the bytes of whole
-    /// records are returned as records. A value followed by one stray byte and then a record (a lost `,`) is whole;
-    /// anything more makes it part of the damage, as a record that a damaged byte closed early leaves its rest behind.
+    /// the final `]`, as no value nested in a damaged record does. A value followed by one stray byte and then a
+    /// record (a lost `,`) is whole; anything more makes it part of the damage.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
@@ -79,7 +80,7 @@ struct JSONScanner {
         }
     }
 
-    /// Where bytes stop being JSON, as a person finds it in an editor, and what was expected there.
+    /// Where bytes stop being JSON, as a person finds it in an editor (line, column), and what was expected there.
     struct SyntaxError: CustomStringConvertible {
         var description: String
 
@@ -145,34 +146,9 @@ struct JSONScanner {
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair.
-        var units: [UInt16] = []
-        var rest = characters[...]
-        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
-            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
-            rest = rest[rest.index(after: backslash)...]
-            switch rest.popFirst() {
-            case UInt8(ascii: "u"):
-                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                units.append(unit)
-                rest = rest.dropFirst(4)
-            case let escaped?:
-                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                units.append(controls[escaped] ?? UInt16(escaped))
-            case nil: return nil
-            }
-        }
-        units += String(decoding: rest, as: UTF8.self).utf16
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF16()
-        var iterator = units.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
+        // Escapes are rare in keys and strings; the decoder reads them as the file's decoder does.
+        let quoted = [UInt8(ascii: "\"")] + characters + [UInt8(ascii: "\"")]
+        return try? JSONDecoder().decode(String.self, from: Data(quoted))
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
@@ -180,30 +156,24 @@ struct JSONScanner {
     static func forEachMember(
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
-        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: buffer[range]))
-        scanner.skipWhitespace()
-        let read = scanner.container(UInt8(ascii: "{")) { scanner in
-            guard let key = scanner.key(), let value = scanner.value() else { return false }
-            body(Member(key: key, value: value))
-            return true
+        let read = reading(UnsafeRawBufferPointer(rebasing: buffer[range])) { scanner in
+            scanner.container(UInt8(ascii: "{")) { scanner in
+                guard let key = scanner.key(), let value = scanner.value() else { return false }
+                body(Member(key: key, value: value))
+                return true
+            }
         }
-        scanner.skipWhitespace()
-        return read && scanner.position == range.count
+        return read == true
     }
 
     struct Member {
         /// The key's characters, inside the quotes, escapes as stored.
         var key: Range<Int>
         var value: Range<Int>
-
-        func shifted(by offset: Int) -> Member {
-            Member(key: key.shifted(by: offset), value: value.shifted(by: offset))
-        }
     }
 
     // MARK: - Grammar
 
-    /// Notes where and why the bytes stop being JSON, for the failing scan to return.
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
@@ -214,7 +184,6 @@ struct JSONScanner {
         return nil
     }
 
-    /// The error `fail` noted, placed in the bytes.
     private func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
         return SyntaxError(at: offset, expected: expected, in: bytes)
@@ -277,93 +246,70 @@ struct JSONScanner {
             }
             skipWhitespace()
             let start = position
-            guard let byte = current else { return parts }
-            if byte == UInt8(ascii: "]") {
-                // The end, after a record, a comma or the opening.
-                if closesTheBytes() { return parts }
-                failure = (position, .end)
-                damage = (start, start + 1, noted(), nil)
-                continue
+            guard current != nil else { return parts }
+            // A value, unless the array ends here, after a record, a comma or the opening.
+            var value: Range<Int>?
+            if current != UInt8(ascii: "]") {
+                guard skipValue() else {
+                    damage = (start, start + 1, noted(), nil)
+                    continue
+                }
+                value = start..<position
+                skipWhitespace()
             }
-            guard skipValue() else {
-                damage = (start, start + 1, noted(), nil)
-                continue
-            }
-            let value = start..<position
-            skipWhitespace()
-            if current == UInt8(ascii: ",") {
+            // A number's end is no proof that it is whole.
+            let closed = value.map { !isDigit(bytes[$0.upperBound - 1]) } ?? true
+            let next = position
+            if let value, current == UInt8(ascii: ",") || (current == nil && closed) {
                 parts.append(.record(value))
+                guard current != nil else { return parts }
                 position += 1
                 continue
             }
-            // A number's end is no proof that it is whole.
-            let closed = !isDigit(bytes[value.upperBound - 1])
-            if current == nil, closed {
-                parts.append(.record(value))
-                return parts
-            }
-            let next = position
             if current == UInt8(ascii: "]") {
                 let ends = closesTheBytes()
                 // A whole value that the array's bracket closes is a record, whatever damage follows.
-                if ends || closed { parts.append(.record(value)) }
+                if let value, ends || closed { parts.append(.record(value)) }
                 if ends { return parts }
                 failure = (position, .end)
-                if closed {
-                    damage = (next, next, noted(), nil)
-                    continue
-                }
-            } else {
-                failure = (position, .afterElement)
+                damage = closed ? (next, next, noted(), nil) : (start, start + 1, noted(), nil)
+                continue
             }
+            failure = (position, .afterElement)
             damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
         }
     }
 
-    /// The indentation of each record, in a file that puts records on lines of their own: that of the first line
-    /// that starts with a value from which records read on to the array's end, as a nested value's do not.
+    /// The indentation of each record, in a file that puts records on lines of their own: that of the first value
+    /// from which records read on to the array's end, as a nested value's do not, or else of the first record.
     private mutating func recordIndentation(closing: Int) -> Int? {
         let start = position
         defer { position = start }
-        var leadToDamage = Set<Int>()
-        var index = position
-        while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
-            index = lineBreak + 1
-            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
-            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
-                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
-            {
-                return indentation
-            }
+        // Past the opening, which would be read whole for nothing.
+        if let record = nextRecord(from: min(start + 1, bytes.count), indentation: nil, closing: closing) {
+            return lineIndentation(before: record)
         }
-        // No line reads on to the end, as when the end is cut off too: the first record's line tells.
+        // No value reads on to the end, as when the end is cut off too: the first record's line tells.
         guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
         position = start + 1
         skipWhitespace()
         return position < bytes.count && opensValue(bytes[position]) ? lineIndentation(before: position) : nil
     }
 
-    /// Where the next record after damage at `start` plausibly starts, if anywhere.
+    /// Where the next record after damage at `start` plausibly starts.
     private mutating func nextRecord(from start: Int, indentation: Int?, closing: Int) -> Int? {
         // The starts of records that read on to further damage rather than to the end, tried once each.
-        var leadToDamage = Set<Int>()
+        var tried = Set<Int>()
         for candidate in start..<bytes.count where opensValue(bytes[candidate]) {
             // A number or literal right after other bytes is the rest of one.
-            let opensToken = bytes[candidate] == UInt8(ascii: "{") || bytes[candidate] == UInt8(ascii: "[")
-                || bytes[candidate] == UInt8(ascii: "\"")
-            guard opensToken || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
-                || bytes[candidate - 1] == UInt8(ascii: ",") || bytes[candidate - 1] == UInt8(ascii: "[")
+            guard "{[\"".utf8.contains(bytes[candidate]) || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
+                || ",[".utf8.contains(bytes[candidate - 1])
             else { continue }
             // A value after a colon is a member's, never a record, even where the record's end is what is damaged.
-            if let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) }),
-                bytes[before] == UInt8(ascii: ":")
-            {
-                continue
-            }
-            if let indentation, lineIndentation(before: candidate) == indentation, isRecord(at: candidate) {
-                return candidate
-            }
-            if readsToTheEnd(from: candidate, closing: closing, noting: &leadToDamage) {
+            let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) })
+            if let before, bytes[before] == UInt8(ascii: ":") { continue }
+            let indented = indentation != nil && lineIndentation(before: candidate) == indentation
+            if indented && isRecord(at: candidate) || readsToTheEnd(from: candidate, closing: closing, noting: &tried) {
                 return candidate
             }
         }
@@ -387,9 +333,8 @@ struct JSONScanner {
         return current == UInt8(ascii: ",") || (current == nil && closed)
     }
 
-    /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented
-    /// as `closing` says if it starts a line; if not, the starts of those values are added to `starts`, since from
-    /// each of them the same values read to the same end, and a start found there is not read again.
+    /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented as
+    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again.
     private mutating func readsToTheEnd(from index: Int, closing: Int, noting starts: inout Set<Int>) -> Bool {
         position = index
         while true {
@@ -407,8 +352,7 @@ struct JSONScanner {
         }
     }
 
-    /// The end of `range` without the whitespace and the one comma (or the closing `]`) that separate it from what
-    /// follows.
+    /// The end of `range` without the whitespace and the one comma (or `]`) that separate it from what follows.
     private func trimmedEnd(of range: Range<Int>, orClosingBracket: Bool = false) -> Int {
         var end = range.upperBound
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
@@ -429,12 +373,7 @@ struct JSONScanner {
     }
 
     private func opensValue(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
-            UInt8(ascii: "n"), UInt8(ascii: "-"):
-            return true
-        default: return isDigit(byte)
-        }
+        isDigit(byte) || "{[\"tfn-".utf8.contains(byte)
     }
 
     private var current: UInt8? {
@@ -450,8 +389,8 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 
-    /// Reads the object or array that `open` opens here, calling `part` to read each member or element, whether
-    /// they are wanted as ranges or as a tree; `false` if there is no such container, or `part` could not read one.
+    /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
+    /// there is no such container, or `part` could not read one.
     @inline(__always)
     private mutating func container(_ open: UInt8, _ part: (inout JSONScanner) -> Bool) -> Bool {
         guard current == open else { return false }
@@ -613,8 +552,7 @@ struct JSONScanner {
         return fail(.stringEnd)
     }
 
-    /// Moves past `count` bytes that `matches` accepts at their offsets from here, or notes `expected` at the first
-    /// it does not.
+    /// Moves past `count` bytes that `matches` accepts at their offsets, or notes `expected` at the first it does not.
     private mutating func skip(_ count: Int, _ expected: Expectation, _ matches: (Int, UInt8) -> Bool) -> Bool {
         for offset in 0..<count where position + offset == bytes.count || !matches(offset, bytes[position + offset]) {
             position += offset

@@ -1,10 +1,8 @@
 import Foundation
 
-/// A JSON value as the ranges of its parts in its bytes (objects with their keys, read and where they stand, arrays,
-/// and scalars left as bytes), for what works on a record's parts: unknown keys, comparison, re-encoding.
-///
-/// The bytes are kept beside the tree, so that a tree of a slice of a large file copies nothing; ranges count from
-/// the first byte of those bytes. `JSONScanner` reads it.
+/// A JSON value as the ranges of its parts in its bytes (keys read, scalars left as bytes), for what works on a
+/// record's parts: unknown keys, comparison, re-encoding. The bytes are kept beside the tree, so that a tree of a
+/// slice of a large file copies nothing; ranges count from their first byte.
 indirect enum JSONTree {
     case object([Member], Range<Int>)
     case array([JSONTree], Range<Int>)
@@ -42,7 +40,7 @@ indirect enum JSONTree {
     /// tells what those keys mean to a type and nothing else.
     func object(in bytes: Data, without keys: Set<String>) -> Data {
         var object = Data("{".utf8)
-        guard case .object(let members, _) = self else { return object + Data("}".utf8) }
+        guard case .object(let members, _) = self else { return Data("{}".utf8) }
         for member in members where !keys.contains(member.key) {
             if object.count > 1 { object.append(UInt8(ascii: ",")) }
             // From the key's opening quote to the value's end.
@@ -104,7 +102,6 @@ extension Data {
 
 /// JSON that only a decoder reads (UTF-16 or UTF-32, a trailing comma, JSON5 when allowed), written out again as
 /// strict UTF-8 JSON for the scanner: for comparison, never storage, as comments, layout and key order are lost.
-///
 /// Only the decoder's own reading of those rare forms agrees with the file's decoder on what they hold.
 struct StrictJSON: Decodable {
     var text: String
