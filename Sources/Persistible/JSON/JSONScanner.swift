@@ -146,9 +146,35 @@ struct JSONScanner {
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // Escapes are rare in keys and strings; the decoder reads them as the file's decoder does.
-        let quoted = [UInt8(ascii: "\"")] + characters + [UInt8(ascii: "\"")]
-        return try? JSONDecoder().decode(String.self, from: Data(quoted))
+        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair. Not the
+        // decoder: a set compared as read, or a key under a strategy, can have thousands of escaped strings.
+        var units: [UInt16] = []
+        var rest = characters[...]
+        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
+            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
+            rest = rest[rest.index(after: backslash)...]
+            switch rest.popFirst() {
+            case UInt8(ascii: "u"):
+                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
+                units.append(unit)
+                rest = rest.dropFirst(4)
+            case let escaped?:
+                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+                units.append(controls[escaped] ?? UInt16(escaped))
+            case nil: return nil
+            }
+        }
+        units += String(decoding: rest, as: UTF8.self).utf16
+        var scalars = String.UnicodeScalarView()
+        var decoder = UTF16()
+        var iterator = units.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
     }
 
     /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
@@ -280,16 +306,24 @@ struct JSONScanner {
         }
     }
 
-    /// The indentation of each record, in a file that puts records on lines of their own: that of the first value
-    /// from which records read on to the array's end, as a nested value's do not, or else of the first record.
+    /// The indentation of each record, in a file that puts records on lines of their own: that of the first line
+    /// that starts with a value from which records read on to the array's end, as a nested value's do not.
     private mutating func recordIndentation(closing: Int) -> Int? {
         let start = position
         defer { position = start }
-        // Past the opening, which would be read whole for nothing.
-        if let record = nextRecord(from: min(start + 1, bytes.count), indentation: nil, closing: closing) {
-            return lineIndentation(before: record)
+        // Line by line: a search at every byte would try each nested value too.
+        var leadToDamage = Set<Int>()
+        var index = position
+        while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            index = lineBreak + 1
+            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
+            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
+                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
+            {
+                return indentation
+            }
         }
-        // No value reads on to the end, as when the end is cut off too: the first record's line tells.
+        // No line reads on to the end, as when the end is cut off too: the first record's line tells.
         guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
         position = start + 1
         skipWhitespace()
