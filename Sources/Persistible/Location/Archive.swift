@@ -18,15 +18,8 @@ struct Archive<Value: Codable & Hashable> {
     let cacheKey: ArchiveCache.Key?
 
     init(
-        url: URL,
-        path: String? = nil,
-        namedAfter namedType: Any.Type,
-        encoder: JSONEncoder,
-        decoder: JSONDecoder,
-        durability: Durability,
-        lockTimeout: Duration? = nil,
-        caches: Bool,
-        evolution: ArchiveEvolution<Value> = .none
+        url: URL, path: String? = nil, namedAfter namedType: Any.Type, encoder: JSONEncoder, decoder: JSONDecoder,
+        durability: Durability, lockTimeout: Duration? = nil, caches: Bool, evolution: ArchiveEvolution<Value> = .none
     ) {
         self.evolution = evolution
         self.url = url

@@ -92,11 +92,9 @@ extension PersistenceError {
 
 // MARK: - The file to write
 
-/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture.
-///
-/// A write makes a temporary beside the file (or a clone of it), writes it, gives it the file's mode and owner,
-/// flushes it, renames it over the file and flushes the directory; on any failure the file is untouched. Writers
-/// hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is only ever the holder's.
+/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture (the
+/// steps are in `Commit/`). Writers hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is
+/// only ever the holder's.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
@@ -141,12 +139,18 @@ struct AtomicFile {
     /// fit the file systems' limit of 255 bytes.
     static let nameLimit = 205
 
-    /// What is at the path, as far as writing it goes.
+    /// What is at the path, as far as writing it goes: `special` is a FIFO, a device, a socket or a link, nothing a
+    /// save may replace or a delete may remove.
     enum Kind {
-        case regular
-        case directory
-        /// A FIFO, a device or a socket: nothing a save may replace or a delete may remove.
-        case special
+        case regular, directory, special
+
+        init(_ status: stat) {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: self = .regular
+            case S_IFDIR: self = .directory
+            default: self = .special
+            }
+        }
     }
 
     func kind() throws -> Kind? {
@@ -192,16 +196,5 @@ struct AtomicFile {
                 ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
         throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
-    }
-}
-
-extension AtomicFile.Kind {
-    /// What the status says is there; a symbolic link counts as special, as nothing a save may replace.
-    init(_ status: stat) {
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: self = .regular
-        case S_IFDIR: self = .directory
-        default: self = .special
-        }
     }
 }
