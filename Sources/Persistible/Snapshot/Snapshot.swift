@@ -90,7 +90,9 @@ extension Archive {
     private func snapshot(
         atPath path: String, taking: Bool, identity: () -> FileIdentity?
     ) throws(PersistenceError) -> Snapshot<Value>? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: taking) }
+        let cached: Snapshot<Value>? = cacheKey.flatMap {
+            ArchiveCache.state(for: $0, decoder: decoder, taking: taking)
+        }
         if let cached, cached.identity == identity() { return cached }
         guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
@@ -104,14 +106,12 @@ extension Archive {
             state.bytes = bytes
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
             state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
-            state.values += values
-            for value in values { state.members?.insert(value) }
-            if state.index != nil {
-                let identity = RecordIdentity<Value>()
-                for (offset, value) in values.enumerated() {
-                    state.index?.note(identity.of(value), at: state.values.count - values.count + offset)
-                }
+            let identity = state.index == nil ? nil : RecordIdentity<Value>()
+            for (offset, value) in values.enumerated() {
+                state.members?.insert(value)
+                if let identity { state.index?.note(identity.of(value), at: state.values.count + offset) }
             }
+            state.values += values
             if !taking { keep(state) }
             return state
         }
@@ -229,10 +229,9 @@ extension Archive {
         // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
-            if opensArray {
-                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
-            }
-            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+            return opensArray
+                ? DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
+                : DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
             if opensArray, let single = try decodeSingle(bytes, arrayDecode: { throw error }) {
                 return single
