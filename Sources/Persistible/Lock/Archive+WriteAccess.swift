@@ -30,7 +30,7 @@ extension Archive {
                     file.directoryOwnership = directoryOwnership
                     file.identityUnderLock = status.map(FileIdentity.init)
                     let result = try body(file)
-                    if durability == .full, !file.hasChanged {
+                    if durability == .full, !file.changes.madeAny {
                         try file.flushAsFound()
                     }
                     return result
@@ -106,15 +106,13 @@ struct AtomicFile {
     var directoryOwnership: FileOwnership?
     /// The file's identity once the lock was taken, `nil` if there was no file: right until the holder writes.
     var identityUnderLock: FileIdentity?
-    /// Shared by the copies of the lock's holder, so that a write through any of them counts.
+    /// Whether the holder replaced or removed the file, shared by its copies so that a write through any of them
+    /// counts; one that did not flushes the file as it found it.
     let changes = Changes()
 
     final class Changes {
         var madeAny = false
     }
-
-    /// Whether this operation replaced or removed the file; one that did not flushes it as it found it.
-    var hasChanged: Bool { changes.madeAny }
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {

@@ -70,7 +70,6 @@ extension Archive {
         try snapshot(atPath: file.path, taking: true) { file.identityUnderLock }
     }
 
-    /// Remembers the snapshot a writer leaves the file in.
     func keep(_ state: Snapshot<Value>) {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
