@@ -115,6 +115,7 @@ extension Archive {
             return state
         }
         let decoded = try decode(bytes)
+        // Not `contents.values`, which would add PersistenceData.swift to the files a save runs.
         let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
         case .single(let value): ([value], true)
         case .array(let values): (values, false)
