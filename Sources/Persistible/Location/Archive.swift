@@ -120,9 +120,7 @@ public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws 
 /// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
 @discardableResult
 public func withArchiveDirectory<Result>(
-    _ directory: URL,
-    isolation: isolated (any Actor)? = #isolation,
-    operation: () async throws -> Result
+    _ directory: URL, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
 ) async rethrows -> Result {
     try await ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
