@@ -62,12 +62,18 @@ extension Snapshot where Value: Codable {
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
-        try snapshot(atPath: path, taking: false) { FileIdentity.ofFile(atPath: path) }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) { return cached }
+        let state = try readFile(atPath: path, after: cached)
+        if let state { keep(state) }
+        return state
     }
 
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
-        try snapshot(atPath: file.path, taking: true) { file.identityUnderLock }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
+        if let cached, cached.identity == file.identityUnderLock { return cached }
+        return try readFile(atPath: file.path, after: cached)
     }
 
     func keep(_ state: Snapshot<Value>) {
@@ -83,19 +89,15 @@ extension Archive {
         }
     }
 
-    /// The cached snapshot while the file has its `identity`, else the file read and decoded, or `nil` if there is
-    /// none. When it is the cached version with values appended, as another process's save leaves it, only those are
-    /// decoded.
-    private func snapshot(
-        atPath path: String, taking: Bool, identity: () -> FileIdentity?
+    /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
+    /// as another process's save leaves it, only those are decoded. Apart from the cache checks, which it would slow
+    /// by some 5 µs in the unspecialized generic code that clients run.
+    private func readFile(
+        atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap {
-            ArchiveCache.state(for: $0, decoder: decoder, taking: taking)
-        }
-        if let cached, cached.identity == identity() { return cached }
         guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
-        if var state = cached, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
+        if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
             let decoded = try? decode(appended), case .array(let values) = decoded.contents, !values.isEmpty,
             decoded.unreadable.isEmpty
@@ -111,7 +113,6 @@ extension Archive {
                 if let identity { state.index?.note(identity.of(value), at: state.values.count + offset) }
             }
             state.values += values
-            if !taking { keep(state) }
             return state
         }
         let decoded = try decode(bytes)
@@ -120,12 +121,10 @@ extension Archive {
         case .single(let value): ([value], true)
         case .array(let values): (values, false)
         }
-        let state = Snapshot(
+        return Snapshot(
             identity: identity, bytes: bytes, values: values, isSingleValue: isSingleValue, valuesAreDecoded: true,
             stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
         )
-        if !taking { keep(state) }
-        return state
     }
 }
 
