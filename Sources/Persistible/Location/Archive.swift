@@ -18,15 +18,8 @@ struct Archive<Value: Codable & Hashable> {
     let cacheKey: ArchiveCache.Key?
 
     init(
-        url: URL,
-        path: String? = nil,
-        namedAfter namedType: Any.Type,
-        encoder: JSONEncoder,
-        decoder: JSONDecoder,
-        durability: Durability,
-        lockTimeout: Duration? = nil,
-        caches: Bool,
-        evolution: ArchiveEvolution<Value> = .none
+        url: URL, path: String? = nil, namedAfter namedType: Any.Type, encoder: JSONEncoder, decoder: JSONDecoder,
+        durability: Durability, lockTimeout: Duration? = nil, caches: Bool, evolution: ArchiveEvolution<Value> = .none
     ) {
         self.evolution = evolution
         self.url = url
@@ -49,7 +42,7 @@ struct Archive<Value: Codable & Hashable> {
 extension Persistible where Self: Codable & Hashable {
     /// The archive the type's requirements describe, after validating its file name.
     static func archive() throws(PersistenceError) -> Archive<Self> {
-        try archive(of: Self.self, caches: cachesArchive, evolution: .declared)
+        try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
     }
 }
 
@@ -58,22 +51,13 @@ extension Persistible {
     static func archive<Value>(
         of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
     ) throws(PersistenceError) -> Archive<Value> {
-        let url = try validatedArchiveUrl()
+        let (url, path) = try validatedAddress()
         return Archive(
-            url: url,
-            path: ArchiveAddress.path(of: url, for: self),
-            namedAfter: self,
-            encoder: archiveEncoder,
-            decoder: archiveDecoder,
-            durability: archiveDurability,
-            lockTimeout: archiveLockTimeout,
-            caches: caches,
-            evolution: evolution
+            url: url, path: path, namedAfter: self, encoder: archiveEncoder, decoder: archiveDecoder,
+            durability: archiveDurability, lockTimeout: archiveLockTimeout, caches: caches, evolution: evolution
         )
     }
-}
 
-extension Persistible {
     /// Forgets what this process remembers of the file, freeing its memory; the next operation reads the file.
     ///
     /// There is never a need to call it for correctness: every operation checks the file before trusting what it
@@ -82,30 +66,36 @@ extension Persistible {
         ArchiveCache.remove(path: archiveUrl.path)
     }
 }
+
 // MARK: - Location
 
 extension Persistible {
     /// The file that holds the type's values: ``fileName`` with a `.json` extension, in ``archiveDirectory``.
     /// Reading it touches nothing on disk.
     public static var archiveUrl: URL {
-        ArchiveAddress.url(for: self, in: archiveDirectory, named: fileName)
+        ArchiveLocation.address(of: self, in: archiveDirectory, named: fileName).url
     }
-
-    /// The longest ``fileName`` in bytes of UTF-8, so that the name with `.json` fits every file written beside it.
-    static var fileNameLimit: Int { AtomicFile.nameLimit - ".json".utf8.count }
 
     /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
     static func validatedArchiveUrl() throws(PersistenceError) -> URL {
+        try validatedAddress().url
+    }
+
+    /// The archive's URL and path, if ``fileName`` names a file whose name with `.json` fits every file written
+    /// beside it.
+    private static func validatedAddress() throws(PersistenceError) -> (url: URL, path: String) {
         let name = fileName
+        let address = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
+        let limit = AtomicFile.nameLimit - ".json".utf8.count
         let reason: PersistenceError.Reason
         if ["", ".", ".."].contains(name) || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
             reason = .invalidFileName(name)
-        } else if name.utf8.count > fileNameLimit {
-            reason = .fileNameTooLong(name: name, limit: fileNameLimit)
+        } else if name.utf8.count > limit {
+            reason = .fileNameTooLong(name: name, limit: limit)
         } else {
-            return archiveUrl
+            return address
         }
-        throw PersistenceError(reason, url: archiveUrl, typeName: String(describing: self))
+        throw PersistenceError(reason, url: address.url, typeName: String(describing: self))
     }
 }
 
@@ -130,14 +120,12 @@ public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws 
 /// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
 @discardableResult
 public func withArchiveDirectory<Result>(
-    _ directory: URL,
-    isolation: isolated (any Actor)? = #isolation,
-    operation: () async throws -> Result
+    _ directory: URL, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
 ) async rethrows -> Result {
     try await ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
 
-/// Where files go when their type does not say.
+/// Where files go when their type does not say, and each type's archive URL and path.
 enum ArchiveLocation {
     @TaskLocal static var scopedDirectory: URL?
 
@@ -154,28 +142,20 @@ enum ArchiveLocation {
 
     /// Worked out once per process, since every operation of a type with the default directory asks for it.
     private static let platformDirectory = ArchiveDirectory.data()
-}
 
-/// Each type's archive URL and its path, kept for the directory and file name they were made from: making them costs
-/// a save more than the rest of its work in memory, and they seldom change.
-enum ArchiveAddress {
-    private static let made = Locked<[ObjectIdentifier: (directory: URL, name: String, url: URL, path: String)]>([:])
+    /// Kept for the directory and file name they were made from: making them costs a save more than the rest of its
+    /// work in memory, and they seldom change.
+    private static let addresses = Locked([ObjectIdentifier: (directory: URL, name: String, url: URL, path: String)]())
 
-    /// The file named `name` with a `.json` extension in `directory`, for `type`'s archive.
-    static func url(for type: Any.Type, in directory: URL, named name: String) -> URL {
+    /// The file named `name` with a `.json` extension in `directory`, for `type`'s archive, and its path.
+    static func address(of type: Any.Type, in directory: URL, named name: String) -> (url: URL, path: String) {
         let key = ObjectIdentifier(type)
-        if let address = made.withLock({ $0[key] }), address.name == name, address.directory == directory {
-            return address.url
+        if let made = addresses.withLock({ $0[key] }), made.name == name, made.directory == directory {
+            return (made.url, made.path)
         }
         let url = directory.appendingPathComponent(name, isDirectory: false).appendingPathExtension("json")
-        made.withLock { $0[key] = (directory, name, url, url.path) }
-        return url
-    }
-
-    /// `url.path`, for `type`'s archive at `url`.
-    static func path(of url: URL, for type: Any.Type) -> String {
-        guard let address = made.withLock({ $0[ObjectIdentifier(type)] }), address.url == url else { return url.path }
-        return address.path
+        addresses.withLock { $0[key] = (directory, name, url, url.path) }
+        return (url, url.path)
     }
 }
 
@@ -222,13 +202,9 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
         return declared(persistible)
     }
 
-    private static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
+    static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {
         Self(declarations: Declared<Declaring, Value>().read)
     }
-}
-
-extension ArchiveEvolution where Value: Persistible {
-    static var declared: Self { declared(Value.self) }
 }
 
 /// A generic type rather than a closure, so that no metatype is captured.

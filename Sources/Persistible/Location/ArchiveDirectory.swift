@@ -3,10 +3,6 @@ import Foundation
 /// The platform's directories for each kind of file a program keeps, for a type to return from
 /// ``Persistible/archiveDirectory``.
 ///
-/// A type that does not declare its directory keeps its file with the program's data, in ``data(application:)``.
-/// Settings belong in ``configuration(application:)``, and files that can be made again in
-/// ``caches(application:)``:
-///
 /// ```swift
 /// static var archiveDirectory: URL { ArchiveDirectory.configuration(application: "com.example.notes") }
 /// ```

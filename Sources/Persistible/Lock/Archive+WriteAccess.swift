@@ -30,7 +30,7 @@ extension Archive {
                     file.directoryOwnership = directoryOwnership
                     file.identityUnderLock = status.map(FileIdentity.init)
                     let result = try body(file)
-                    if durability == .full, !file.hasChanged {
+                    if durability == .full, !file.changes.madeAny {
                         try file.flushAsFound()
                     }
                     return result
@@ -92,11 +92,9 @@ extension PersistenceError {
 
 // MARK: - The file to write
 
-/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture.
-///
-/// A write makes a temporary beside the file (or a clone of it), writes it, gives it the file's mode and owner,
-/// flushes it, renames it over the file and flushes the directory; on any failure the file is untouched. Writers
-/// hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is only ever the holder's.
+/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture (the
+/// steps are in `Commit/`). Writers hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is
+/// only ever the holder's.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
@@ -108,15 +106,13 @@ struct AtomicFile {
     var directoryOwnership: FileOwnership?
     /// The file's identity once the lock was taken, `nil` if there was no file: right until the holder writes.
     var identityUnderLock: FileIdentity?
-    /// Shared by the copies of the lock's holder, so that a write through any of them counts.
+    /// Whether the holder replaced or removed the file, shared by its copies so that a write through any of them
+    /// counts; one that did not flushes the file as it found it.
     let changes = Changes()
 
     final class Changes {
         var madeAny = false
     }
-
-    /// Whether this operation replaced or removed the file; one that did not flushes it as it found it.
-    var hasChanged: Bool { changes.madeAny }
 
     /// The file at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
@@ -141,12 +137,18 @@ struct AtomicFile {
     /// fit the file systems' limit of 255 bytes.
     static let nameLimit = 205
 
-    /// What is at the path, as far as writing it goes.
+    /// What is at the path, as far as writing it goes: `special` is a FIFO, a device, a socket or a link, nothing a
+    /// save may replace or a delete may remove.
     enum Kind {
-        case regular
-        case directory
-        /// A FIFO, a device or a socket: nothing a save may replace or a delete may remove.
-        case special
+        case regular, directory, special
+
+        init(_ status: stat) {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: self = .regular
+            case S_IFDIR: self = .directory
+            default: self = .special
+            }
+        }
     }
 
     func kind() throws -> Kind? {
@@ -192,16 +194,5 @@ struct AtomicFile {
                 ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
         throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
-    }
-}
-
-extension AtomicFile.Kind {
-    /// What the status says is there; a symbolic link counts as special, as nothing a save may replace.
-    init(_ status: stat) {
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: self = .regular
-        case S_IFDIR: self = .directory
-        default: self = .special
-        }
     }
 }

@@ -62,7 +62,7 @@ extension Snapshot where Value: Codable {
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder) }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
         if let cached, cached.identity == FileIdentity.ofFile(atPath: path) { return cached }
         let state = try readFile(atPath: path, after: cached)
         if let state { keep(state) }
@@ -76,7 +76,6 @@ extension Archive {
         return try readFile(atPath: file.path, after: cached)
     }
 
-    /// Remembers the snapshot a writer leaves the file in.
     func keep(_ state: Snapshot<Value>) {
         if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
     }
@@ -91,7 +90,8 @@ extension Archive {
     }
 
     /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
-    /// as another process's save leaves it, only those are decoded.
+    /// as another process's save leaves it, only those are decoded. Apart from the cache checks, which it would slow
+    /// by some 5 µs in the unspecialized generic code that clients run.
     private func readFile(
         atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -99,26 +99,24 @@ extension Archive {
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
-            let decoded = try? decodeAppended(appended), !decoded.contents.values.isEmpty,
+            let decoded = try? decode(appended), case .array(let values) = decoded.contents, !values.isEmpty,
             decoded.unreadable.isEmpty
         {
-            let values = decoded.contents.values
             let storedCount = state.storedCount
             state.identity = identity
             state.bytes = bytes
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
             state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
-            state.values += values
-            for value in values { state.members?.insert(value) }
-            if state.index != nil {
-                let identity = RecordIdentity<Value>()
-                for (offset, value) in values.enumerated() {
-                    state.index?.note(identity.of(value), at: state.values.count - values.count + offset)
-                }
+            let identity = state.index == nil ? nil : RecordIdentity<Value>()
+            for (offset, value) in values.enumerated() {
+                state.members?.insert(value)
+                if let identity { state.index?.note(identity.of(value), at: state.values.count + offset) }
             }
+            state.values += values
             return state
         }
         let decoded = try decode(bytes)
+        // Not `contents.values`, which would add PersistenceData.swift to the files a save runs.
         let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
         case .single(let value): ([value], true)
         case .array(let values): (values, false)
@@ -128,15 +126,6 @@ extension Archive {
             stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
         )
     }
-
-    /// The values of an array that another writer appended, decoded as a whole file's are.
-    private func decodeAppended(_ appended: Data) throws -> DecodedArchive<Value> {
-        guard !evolution.isEmpty else {
-            return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: appended)))
-        }
-        guard let ranges = JSONScanner.elementRanges(of: appended) else { throw CocoaError(.coderReadCorrupt) }
-        return try decodeArray(appended, records: ranges)
-    }
 }
 
 // MARK: - Cache
@@ -144,16 +133,25 @@ extension Archive {
 /// The last snapshot of each file in this process, so that an operation need not read and decode what the previous
 /// one knew.
 ///
-/// An entry is used only after checking, on every operation, that the file's identity (device, inode, size,
-/// modification time) is still the entry's; writers check under the lock. Every save makes a new inode, so another
-/// writer's save makes the entry stale; when it only appended values, only those are decoded. An entry costs about
-/// the file's size plus the decoded values. Types opt out with ``Persistible/cachesArchive``.
+/// An entry is used only while the file's identity (device, inode, size, modification time) is still the entry's,
+/// checked on every operation; writers check under the lock. Every save makes a new inode, so another writer's save
+/// makes the entry stale; when it only appended values, only those are decoded. An entry costs about the file's size
+/// plus the decoded values. Types opt out with ``Persistible/cachesArchive``.
 enum ArchiveCache {
     /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
     /// for each operation replaces its entry instead of adding one per decoder.
     struct Key: Hashable, Sendable {
         var path: String
         var type: ObjectIdentifier
+    }
+
+    /// A snapshot, its type erased so that archives of every type share one table. Its arrays and data are
+    /// copy-on-write and only non-class values are stored (see `key(path:type:)`), so no reference is shared between
+    /// the threads that take copies.
+    struct Entry: @unchecked Sendable {
+        var state: Any
+        /// The decoder that made `state`; another may read the same bytes differently.
+        var decoder: JSONDecoder
     }
 
     private static let entries = Locked<[Key: Entry]>([:])
@@ -167,7 +165,7 @@ enum ArchiveCache {
 
     /// The snapshot `decoder` made for `key`, which the caller checks against the file; `taking` removes it, so that
     /// the caller holds the only reference to its storage.
-    static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool = false) -> Snapshot<Value>? {
+    static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool) -> Snapshot<Value>? {
         entries.withLock { entries in
             guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
             else { return nil }
@@ -188,28 +186,12 @@ enum ArchiveCache {
     }
 }
 
-extension ArchiveCache {
-    /// A snapshot, its type erased so that archives of every type share one table.
-    ///
-    /// `Snapshot` is a value whose arrays and data are copy-on-write, and only values of non-class types are stored
-    /// (see `key(path:type:)`), so no reference is shared between the threads that take copies.
-    struct Entry: @unchecked Sendable {
-        var state: Any
-        /// The decoder that made `state`; another may read the same bytes differently.
-        var decoder: JSONDecoder
-    }
-}
-
 // MARK: - Decoding
 
-/// Where a decoded record's value came from.
+/// Where a decoded record's value came from: its stored bytes as they are; those bytes with keys filled from the
+/// type's defaults, so that they hold every key they held; or an older type's decoding, whose keys they hold.
 enum RecordOrigin {
-    /// Its stored bytes as they are.
-    case stored
-    /// Its stored bytes with keys filled from the type's defaults: they hold every key they held.
-    case filled
-    /// An older type's decoding, converted: the stored keys are that type's.
-    case migrated
+    case stored, filled, migrated
 }
 
 /// One record decoded, with where its value came from, or what each version said about it.
@@ -246,12 +228,11 @@ extension Archive {
         // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
-            if opensArray {
-                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
-            }
-            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+            return opensArray
+                ? DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
+                : DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
-            if opensArray, let single = try decodeSingle(bytes, arrayError: { error }) {
+            if opensArray, let single = try decodeSingle(bytes, arrayDecode: { throw error }) {
                 return single
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
@@ -273,12 +254,13 @@ extension Archive {
     /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
     ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
     private func decodeSingle(
-        _ bytes: Data, arrayError: () -> (any Error)?
+        _ bytes: Data, arrayDecode: () throws -> Void
     ) throws(PersistenceError) -> DecodedArchive<Value>? {
         do {
             return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
         } catch {
-            guard error is DecodingError, case .typeMismatch(_, let context)? = arrayError() as? DecodingError,
+            guard error is DecodingError,
+                case .failure(DecodingError.typeMismatch(_, let context)) = Result(catching: arrayDecode),
                 context.codingPath.count == 1, context.codingPath[0].intValue == 0
             else { return nil }
             if case .typeMismatch(_, let context)? = error as? DecodingError, context.codingPath.isEmpty { return nil }
@@ -298,15 +280,8 @@ extension Archive {
                 }
                 return decoded
             } catch {
-                let arrayError = { () -> (any Error)? in
-                    do {
-                        _ = try decoder.decode([Value].self, from: bytes)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let single = try decodeSingle(bytes, arrayError: arrayError) { return single }
+                let arrayDecode = { _ = try decoder.decode([Value].self, from: bytes) }
+                if let single = try decodeSingle(bytes, arrayDecode: arrayDecode) { return single }
                 throw error
             }
         }
@@ -328,8 +303,7 @@ extension Archive {
         return defaultsObject(from: encoding)
     }
 
-    /// The declarations that decoding records reads, read now for all of them; `fillingDefaults` is `false` where
-    /// the caller fills the defaults, or fills none.
+    /// The declarations, read once for all the records; `fillingDefaults` is `false` where the caller fills them.
     func recordReading(fillingDefaults: Bool = true) -> RecordReading<Value> {
         RecordReading(
             defaults: fillingDefaults ? defaultsObject() : nil, migrations: evolution.migrations,
@@ -385,15 +359,12 @@ extension Archive {
         return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated, unreadable: unreadable)
     }
 
-    /// Decodes one record, and says where its value came from.
+    /// Decodes one record, and says where its value came from; `filled` is the record with its defaults filled
+    /// already, when that gained it a key.
     ///
     /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
     /// a key as each older type first, then as the current type with its defaults filled, so that a default never
     /// stands in for what an older type reads. A settings call's default value fills last, one key at a time.
-    ///
-    /// - Parameters:
-    ///   - reading: The declarations, read once for all the records (see ``recordReading(fillingDefaults:)``).
-    ///   - filled: The record with its defaults filled already, when that gained it a key.
     func decodeRecord(
         _ bytes: Data, at range: Range<Int>, reading: RecordReading<Value>, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
