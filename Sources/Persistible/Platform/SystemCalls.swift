@@ -1,10 +1,8 @@
 import Foundation
 
-/// Every system call the package makes on files, in one table that a test replaces for the task it runs, to record
-/// each call (the crash-state tests) or fail any of them (the fault tests).
-///
-/// Each entry keeps its C call's contract: -1, or `nil`, with `errno` set, on failure. A call spelled differently
-/// on each platform is one entry, with its `#if` branches in ``live``.
+/// Every system call the package makes on files, in one table that a test replaces for its task, to record each
+/// call (the crash states) or fail any of them (the faults). Each entry keeps its C call's contract: -1, or `nil`,
+/// with `errno` set, on failure; a call spelled differently on each platform is one entry, its `#if`s in ``live``.
 struct SystemCalls: Sendable {
     var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     var close: @Sendable (_ descriptor: Int32) -> Int32
@@ -27,6 +25,7 @@ struct SystemCalls: Sendable {
     var link: @Sendable (_ from: String, _ to: String) -> Int32
     var unlink: @Sendable (_ path: String) -> Int32
     var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
+    /// `nil`, without `errno`, if the directory cannot be read.
     var directoryEntries: @Sendable (_ path: String) -> [String]?
     var flock: @Sendable (_ descriptor: Int32, _ operation: Int32) -> Int32
     /// Of an open file (a `nil` path) or of a path, read without the file's times: see ``FileOwnership``.
@@ -72,9 +71,7 @@ func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result 
 /// A failed system call: which one, and its error number; `Errors/` turns it into a ``PersistenceError``.
 struct SystemError: Error {
     enum Phase {
-        case read
-        case write
-        case lock
+        case read, write, lock
     }
 
     var phase: Phase
@@ -89,8 +86,7 @@ struct SystemError: Error {
         SystemError(phase: phase, operation: operation, code: errno)
     }
 
-    /// Throws the failure of `operation` if `result`, a C call's, is negative; returns `false` instead if the call
-    /// failed with `tolerated`, such as `ENOENT` where a missing file is an answer.
+    /// Throws if `result`, a C call's, is negative; `false` instead for `tolerated`, such as `ENOENT` for no file.
     @discardableResult
     static func check(
         _ result: some BinaryInteger, _ operation: String, _ phase: Phase = .write, tolerating tolerated: Int32? = nil
@@ -125,10 +121,9 @@ final class Locked<State> {
 // The lock serializes every access to `state`, which never escapes `withLock` by reference.
 extension Locked: @unchecked Sendable where State: Sendable {}
 
-/// Runs work that may block, such as waiting for a file lock, on a thread of its own.
-///
-/// A blocked thread of the cooperative pool stalls every task scheduled there, and on Linux Dispatch's queues share
-/// those threads (a task waited six seconds behind eight blocked saves); a new thread costs tens of microseconds.
+/// Runs work that may block, such as waiting for a file lock, on a thread of its own: a blocked thread of the
+/// cooperative pool stalls every task there, and on Linux Dispatch's queues share those threads (a task waited six
+/// seconds behind eight blocked saves); a new thread costs tens of microseconds.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         // The thread inherits no task-local value: the table in use is carried over by hand.
@@ -204,17 +199,7 @@ extension SystemCalls {
         link: { Foundation.link($0, $1) },
         unlink: { Foundation.unlink($0) },
         mkdir: { Foundation.mkdir($0, $1) },
-        directoryEntries: { path in
-            guard let stream = opendir(path) else { return nil }
-            defer { closedir(stream) }
-            var names: [String] = []
-            while let entry = readdir(stream) {
-                names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                })
-            }
-            return names
-        },
+        directoryEntries: { try? FileManager.default.contentsOfDirectory(atPath: $0) },
         flock: { descriptor, operation in lockFile(descriptor, operation) },
         ownership: { descriptor, path in
             #if os(Linux)
@@ -223,7 +208,7 @@ extension SystemCalls {
             #endif
             var status = Foundation.stat()
             let result = path.map { statFile($0, &status) } ?? Foundation.fstat(descriptor, &status)
-            return result == 0 ? FileOwnership(status) : nil
+            return result == 0 ? FileOwnership(owner: status.st_uid, group: status.st_gid, mode: status.st_mode) : nil
         },
         isAppendOnly: { descriptor in
             #if os(Linux)
