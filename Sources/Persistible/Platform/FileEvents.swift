@@ -127,9 +127,7 @@ extension FileEvents {
     #endif
 }
 
-#if os(Linux)
-extension FileEvents.State: Sendable {}
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 // The sources are reached only under FileEvents' lock, and a dispatch source may be cancelled from any thread.
 extension FileEvents.State: @unchecked Sendable {}
 #endif
@@ -137,9 +135,8 @@ extension FileEvents.State: @unchecked Sendable {}
 // MARK: - inotify
 
 #if os(Linux)
-/// The process's one inotify instance and the one thread that reads it, shared by every watch, each subscribed to
-/// one name in one directory. Both exist only while a subscription does, and the thread sleeps in `read` until an
-/// event: an idle watch costs no wake-ups.
+/// The process's one inotify instance (a user may open only 128) and the one thread that reads it, shared by every
+/// watch of a name in a directory; both exist only while a subscription does, and an idle watch wakes nothing.
 private final class Inotify: Sendable {
     static let shared = Inotify()
 
@@ -160,7 +157,7 @@ private final class Inotify: Sendable {
     private let state = Locked(State())
 
     /// Entries created, deleted, renamed, changed in mode, or written and closed (a file written in place is read
-    /// once whole); and the directory's own end.
+    /// once whole), and the directory's own end.
     private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
             | IN_MOVE_SELF

@@ -336,10 +336,8 @@ struct FileLock {
             else { continue }
             return Int32(fields[4])
         }
-        return nil
-        #else
-        return nil
         #endif
+        return nil
     }
 }
 
