@@ -226,8 +226,9 @@ extension SystemCalls {
         },
         cloneRange: { source, destination, length in
             #if os(Linux)
-            // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import.
-            var range = CloneRange(sourceDescriptor: Int64(source), sourceOffset: 0, length: UInt64(length), offset: 0)
+            // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import;
+            // the structure is four 64-bit fields: source descriptor, source offset, length, destination offset.
+            var range: [Int64] = [Int64(source), 0, Int64(length), 0]
             return ioctl(destination, UInt(0x4020_940D), &range)
             #else
             errno = ENOTSUP
@@ -309,14 +310,6 @@ private let statxFunction = cFunction("statx", as: Statx.self)
 
 private func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
     dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
-}
-
-/// `struct file_clone_range` from <linux/fs.h>.
-private struct CloneRange {
-    var sourceDescriptor: Int64
-    var sourceOffset: UInt64
-    var length: UInt64
-    var offset: UInt64
 }
 
 /// The ownership from `statx`, asked for those fields alone; `nil` with `ENOSYS` where `stat` must read them.
