@@ -37,7 +37,6 @@ final class FileEvents: Sendable {
     /// Watches `targets` instead of what was watched before; `false` if one of them could not be watched.
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
-        let notify = notify
         let subscriptions = targets.compactMap {
             Inotify.shared.subscribe(directory: $0.directory, name: $0.name, notify: notify)
         }
@@ -166,13 +165,24 @@ private final class Inotify: Sendable {
     /// Calls `notify` on the reader thread after each event about `name` in `directory`; `nil` if inotify refuses.
     func subscribe(directory: String, name: String, notify: @escaping @Sendable () -> Void) -> Subscription? {
         state.withLock { state -> Subscription? in
-            let watch: Int32
-            if state.descriptor < 0 {
-                guard let first = Self.start(&state, directory: directory) else { return nil }
-                watch = first
-            } else {
-                watch = inotify_add_watch(state.descriptor, directory, Self.mask)
-                guard watch >= 0 else { return nil }
+            let starting = state.descriptor < 0
+            let descriptor = starting ? inotify_init1(Int32(IN_CLOEXEC)) : state.descriptor
+            let watch = inotify_add_watch(descriptor, directory, Self.mask)
+            guard watch >= 0 else {
+                if starting, descriptor >= 0 { close(descriptor) }
+                return nil
+            }
+            if starting {
+                // The reader starts after the first watch, so that the event for the last one's removal wakes it to
+                // end; and it names itself first, so that whoever looks at the process's threads can tell it at once.
+                state.descriptor = descriptor
+                let named = DispatchSemaphore(value: 0)
+                Thread {
+                    Self.nameCurrentThread()
+                    named.signal()
+                    Inotify.shared.readEvents(descriptor: descriptor)
+                }.start()
+                named.wait()
             }
             state.next += 1
             let subscription = state.next
@@ -198,28 +208,6 @@ private final class Inotify: Sendable {
                 inotify_rm_watch(state.descriptor, watch)
             }
         }
-    }
-
-    /// Opens the instance with its first watch, then starts the reader, so that the kernel's event for the last
-    /// watch's removal always wakes it to end; `nil` if inotify refuses.
-    private static func start(_ state: inout State, directory: String) -> Int32? {
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        let watch = inotify_add_watch(descriptor, directory, mask)
-        guard watch >= 0 else {
-            close(descriptor)
-            return nil
-        }
-        state.descriptor = descriptor
-        // Waits for the thread to name itself, so that whoever looks at the process's threads can tell it at once.
-        let named = DispatchSemaphore(value: 0)
-        Thread {
-            nameCurrentThread()
-            named.signal()
-            Inotify.shared.readEvents(descriptor: descriptor)
-        }.start()
-        named.wait()
-        return watch
     }
 
     private func readEvents(descriptor: Int32) {
