@@ -36,6 +36,7 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
+    /// At most `limit` extents holding the open file's bytes before `length`.
     var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
@@ -243,7 +244,43 @@ extension SystemCalls {
             return -1
             #endif
         },
-        extents: { descriptor, length, limit in FileExtents.read(descriptor, before: length, limit: limit) }
+        extents: { descriptor, length, limit in
+            #if os(Linux)
+            guard length > 0, limit > 0 else { return .extents([]) }
+            // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
+            // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
+            let mapRequest = UInt(0xC020_660B)
+            let headerSize = 32, extentSize = 56
+            // FIEMAP_EXTENT_LAST: the extent is the last of the range asked about.
+            let lastExtentFlag: UInt32 = 0x1
+            return withUnsafeTemporaryAllocation(
+                byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
+            ) { raw -> FileExtents in
+                raw.initializeMemory(as: UInt8.self, repeating: 0)  // fm_start and fm_flags are 0
+                raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
+                raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
+                guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
+                let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
+                var ranges: [Range<Int>] = []
+                ranges.reserveCapacity(mapped)
+                for index in 0..<mapped {
+                    let extent = headerSize + extentSize * index
+                    let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
+                    let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
+                    guard start < length else { break }
+                    ranges.append(start..<(start + min(count, length - start)))
+                }
+                // A full buffer that stops short of `length` leaves extents unreported.
+                if mapped == limit, let last = ranges.last, last.upperBound < length {
+                    let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
+                    if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
+                }
+                return .extents(ranges)
+            }
+            #else
+            return .unknown
+            #endif
+        }
     )
 }
 
@@ -254,46 +291,6 @@ enum FileExtents: Equatable {
     /// More extents hold those bytes than were asked for: the first ones.
     case tooMany([Range<Int>])
     case unknown
-
-    /// At most `limit` extents holding the open file's bytes before `length`.
-    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> FileExtents {
-        #if os(Linux)
-        guard length > 0, limit > 0 else { return .extents([]) }
-        // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
-        // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
-        let mapRequest = UInt(0xC020_660B)
-        let headerSize = 32, extentSize = 56
-        // FIEMAP_EXTENT_LAST: the extent is the last of the range asked about.
-        let lastExtentFlag: UInt32 = 0x1
-        return withUnsafeTemporaryAllocation(
-            byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
-        ) { raw -> FileExtents in
-            raw.initializeMemory(as: UInt8.self, repeating: 0)
-            raw.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)  // fm_start
-            raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
-            raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
-            guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
-            let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
-            var ranges: [Range<Int>] = []
-            ranges.reserveCapacity(mapped)
-            for index in 0..<mapped {
-                let extent = headerSize + extentSize * index
-                let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
-                let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
-                guard start < length else { break }
-                ranges.append(start..<(start + min(count, length - start)))
-            }
-            // A full buffer that stops short of `length` leaves extents unreported.
-            if mapped == limit, let last = ranges.last, last.upperBound < length {
-                let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
-                if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
-            }
-            return .extents(ranges)
-        }
-        #else
-        return .unknown
-        #endif
-    }
 }
 
 // The C functions named like the C structures they take, which a qualified name would take for the structures.
