@@ -65,7 +65,7 @@ extension Archive {
                 // No lock file is made beside wherever a link leads; but a delete retried after its directory
                 // flush failed, perhaps in another process, must still make that removal durable.
                 ArchiveCache.remove(path: path)
-                if durability == .full, Directory.exists(atPath: resolved.directory) {
+                if durability == .full, FileSystem.status(resolved.directory) != nil {
                     try Directory.flushAfterChange(atPath: resolved.directory)
                 }
                 return

@@ -37,7 +37,6 @@ final class FileEvents: Sendable {
     /// Watches `targets` instead of what was watched before; `false` if one of them could not be watched.
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
-        let notify = notify
         let subscriptions = targets.compactMap {
             Inotify.shared.subscribe(directory: $0.directory, name: $0.name, notify: notify)
         }
@@ -127,9 +126,7 @@ extension FileEvents {
     #endif
 }
 
-#if os(Linux)
-extension FileEvents.State: Sendable {}
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 // The sources are reached only under FileEvents' lock, and a dispatch source may be cancelled from any thread.
 extension FileEvents.State: @unchecked Sendable {}
 #endif
@@ -137,9 +134,8 @@ extension FileEvents.State: @unchecked Sendable {}
 // MARK: - inotify
 
 #if os(Linux)
-/// The process's one inotify instance and the one thread that reads it, shared by every watch, each subscribed to
-/// one name in one directory. Both exist only while a subscription does, and the thread sleeps in `read` until an
-/// event: an idle watch costs no wake-ups.
+/// The process's one inotify instance (a user may open only 128) and the one thread that reads it, shared by every
+/// watch of a name in a directory; both exist only while a subscription does, and an idle watch wakes nothing.
 private final class Inotify: Sendable {
     static let shared = Inotify()
 
@@ -160,7 +156,7 @@ private final class Inotify: Sendable {
     private let state = Locked(State())
 
     /// Entries created, deleted, renamed, changed in mode, or written and closed (a file written in place is read
-    /// once whole); and the directory's own end.
+    /// once whole), and the directory's own end.
     private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
             | IN_MOVE_SELF
@@ -169,13 +165,24 @@ private final class Inotify: Sendable {
     /// Calls `notify` on the reader thread after each event about `name` in `directory`; `nil` if inotify refuses.
     func subscribe(directory: String, name: String, notify: @escaping @Sendable () -> Void) -> Subscription? {
         state.withLock { state -> Subscription? in
-            let watch: Int32
-            if state.descriptor < 0 {
-                guard let first = Self.start(&state, directory: directory) else { return nil }
-                watch = first
-            } else {
-                watch = inotify_add_watch(state.descriptor, directory, Self.mask)
-                guard watch >= 0 else { return nil }
+            let starting = state.descriptor < 0
+            let descriptor = starting ? inotify_init1(Int32(IN_CLOEXEC)) : state.descriptor
+            let watch = inotify_add_watch(descriptor, directory, Self.mask)
+            guard watch >= 0 else {
+                if starting, descriptor >= 0 { close(descriptor) }
+                return nil
+            }
+            if starting {
+                // The reader starts after the first watch, so that the event for the last one's removal wakes it to
+                // end; and it names itself first, so that whoever looks at the process's threads can tell it at once.
+                state.descriptor = descriptor
+                let named = DispatchSemaphore(value: 0)
+                Thread {
+                    Self.nameCurrentThread()
+                    named.signal()
+                    Inotify.shared.readEvents(descriptor: descriptor)
+                }.start()
+                named.wait()
             }
             state.next += 1
             let subscription = state.next
@@ -201,28 +208,6 @@ private final class Inotify: Sendable {
                 inotify_rm_watch(state.descriptor, watch)
             }
         }
-    }
-
-    /// Opens the instance with its first watch, then starts the reader, so that the kernel's event for the last
-    /// watch's removal always wakes it to end; `nil` if inotify refuses.
-    private static func start(_ state: inout State, directory: String) -> Int32? {
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        let watch = inotify_add_watch(descriptor, directory, mask)
-        guard watch >= 0 else {
-            close(descriptor)
-            return nil
-        }
-        state.descriptor = descriptor
-        // Waits for the thread to name itself, so that whoever looks at the process's threads can tell it at once.
-        let named = DispatchSemaphore(value: 0)
-        Thread {
-            nameCurrentThread()
-            named.signal()
-            Inotify.shared.readEvents(descriptor: descriptor)
-        }.start()
-        named.wait()
-        return watch
     }
 
     private func readEvents(descriptor: Int32) {

@@ -77,12 +77,11 @@ struct OpenFile {
         system.calls.isAppendOnly(descriptor)
     }
 
-    /// Closes the file, saying whether the system reported a failure to write what it held.
+    /// Throws if the system reports a failure to write what the file held.
     func close() throws {
         try SystemError.check(system.calls.close(descriptor), "close")
     }
 
-    /// Closes the file where nothing depends on the answer.
     func closeQuietly() {
         _ = system.calls.close(descriptor)
     }
@@ -90,7 +89,6 @@ struct OpenFile {
 
 // MARK: - Paths
 
-/// The calls made on paths.
 enum FileSystem {
     /// The status of what is at `path`, without following a symbolic link; `nil` if nothing is there.
     static func entryStatus(_ path: String) throws -> stat? {
@@ -126,7 +124,6 @@ enum FileSystem {
         _ = SystemCalls.current.calls.unlink(path)
     }
 
-    /// The names in the directory at `path`, or `nil` if it cannot be read.
     static func names(inDirectory path: String) -> [String]? {
         SystemCalls.current.calls.directoryEntries(path)
     }
@@ -139,10 +136,8 @@ enum FileSystem {
 /// Gives a file a new name in its directory without ever replacing a file that has that name already.
 enum FileRename {
     /// Renames the file at `path` to the first of `candidates` that names no file, and returns it; where the system
-    /// cannot rename without replacing, by `link`, which fails on a taken name, then `unlink`.
-    ///
-    /// - Throws: ``SystemError`` naming the call that failed. After a failed `link` or `unlink` the file keeps its
-    ///   name; after ``SystemError/directoryFlush`` it has the new one, which a power loss may undo.
+    /// cannot rename without replacing, by `link`, which fails on a taken name, then `unlink`. After a failed `link`
+    /// or `unlink` the file keeps its name; after ``SystemError/directoryFlush`` it has the new one.
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {
@@ -170,7 +165,6 @@ enum FileRename {
 
 // MARK: - Directories
 
-/// Creates the directories a first save needs, and flushes directories to the disk.
 enum Directory {
     /// Creates the directory at `path` and any missing parents; with full durability flushes each new one's parent,
     /// a flush named apart from the one after a rename, since it fails before the file is written.
@@ -190,9 +184,8 @@ enum Directory {
         }
     }
 
-    /// Flushes the directory after a rename, an unlink or a creation in it, so that the change survives a power
-    /// loss; opened before the change or, if `nil`, now. Any failure, to open it as well, is named `operation`: by
-    /// default ``SystemError/directoryFlush``, since the change is in place.
+    /// Flushes the directory after a change in it, so that the change survives a power loss; opened before the
+    /// change or, if `nil`, now. Any failure, to open it too, is named `operation`: the change is in place.
     static func flushAfterChange(
         atPath path: String, openDirectory: OpenFile? = nil, naming operation: String = SystemError.directoryFlush
     ) throws {
@@ -205,26 +198,20 @@ enum Directory {
         defer { directory.closeQuietly() }
         try directory.flush(operation: operation)
     }
-
-    static func exists(atPath path: String) -> Bool {
-        FileSystem.status(path) != nil
-    }
 }
 
 // MARK: - Locks
 
 /// An exclusive lock that serializes the writers of one file, across threads and processes.
 ///
-/// It locks a sibling file, `<name>.lock`, never the data file, which a save renames a new file over; and never
+/// It locks a sibling file, `<name>.lock`, never the data file, which a save renames a new file over, and never
 /// deletes it, which would let a third writer lock a new file beside one that waits on the old. Its length is 0
-/// where writers of 0.1.0, which could die and leave temporaries, may have used it, and 1 once they are removed.
-///
-/// `flock` belongs to the open file description, opened anew by each acquisition: two threads exclude each other
-/// as two processes do, closing another descriptor keeps the lock (both unlike `F_SETLK`), and the process's end
-/// releases it, however it ends.
+/// where writers of 0.1.0, which could leave temporaries, may have used it, and 1 once those are removed. `flock`
+/// belongs to the open file description, opened by each acquisition: threads exclude each other as processes do,
+/// closing another descriptor keeps the lock (both unlike `F_SETLK`), and the process's end releases it.
 struct FileLock {
     let path: String
-    /// The directory that holds the lock file and the file it protects.
+    /// Holds the lock file and the file it protects.
     let directory: String
 
     init(protecting dataPath: String, in directory: String) {
@@ -237,13 +224,11 @@ struct FileLock {
         var processID: Int32?
     }
 
-    /// Runs `body` while holding the lock, waiting at most `timeout` for another writer to let go of it, or as
-    /// long as it takes when `timeout` is `nil`. This blocks: never call it from the cooperative pool.
+    /// Runs `body`, given the directory's ownership if the lock could read it, while holding the lock; waits at
+    /// most `timeout` (`nil`: as long as it takes), so never call it from the cooperative pool.
+    /// `removeLeftoversOf010` removes what writers of 0.1.0 left, saying whether all of it went: it runs under the
+    /// lock until it does, then never again for this lock file.
     ///
-    /// - Parameters:
-    ///   - removeLeftoversOf010: Removes what writers of version 0.1.0 left, saying whether all of it went; run
-    ///     under the lock until it does, then never again for this lock file.
-    ///   - body: Given the ownership of the directory, as the lock read it, if it could.
     /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
     func withLock<Result>(
         timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
@@ -287,10 +272,8 @@ struct FileLock {
     }
 
     /// Checks the locked file and gives it the mode that lets exactly those who may write the directory, and so
-    /// replace the data file, take it, whatever the creator's umask.
-    ///
-    /// - Returns: The directory's ownership, if it could be read, and the lock file's length.
-    /// - Throws: ``SystemError`` if the lock file cannot be read or is not a regular file.
+    /// replace the data file, take it, whatever the creator's umask; returns the directory's ownership and the
+    /// lock file's length.
     private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
         var status = stat()
         try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
@@ -353,10 +336,8 @@ struct FileLock {
             else { continue }
             return Int32(fields[4])
         }
-        return nil
-        #else
-        return nil
         #endif
+        return nil
     }
 }
 
@@ -364,13 +345,11 @@ struct FileLock {
 
 /// Reads a whole file and the identity of exactly the version it read.
 enum FileReader {
-    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps instead of throwing.
+    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps.
     static let sizeLimit: Int64 = 1 << 30
 
     /// The file's bytes and identity, or `nil` if there is no file; opened without blocking, so that a FIFO or a
-    /// device is refused rather than waited on.
-    ///
-    /// - Throws: ``SystemError`` if the file cannot be read or is not a regular file; ``FileTooLarge``.
+    /// device is refused (a ``SystemError``) rather than waited on.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
         guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
         defer { file.closeQuietly() }
@@ -417,11 +396,9 @@ enum FileClone {
         !refusingDevices.withLock { $0.contains(device) }
     }
 
-    /// Creates the file at `path`, open for writing, sharing as much of the first `length` bytes of `source` as is
-    /// worth it: a whole file on Apple platforms, a range of blocks on Linux. `total` is the new file's length, and
-    /// `create` makes it empty where no clone does.
-    ///
-    /// - Returns: The new file and, if it shares any, how many bytes are shared and how long it now is.
+    /// Creates the file at `path`, open for writing and `total` bytes long in the end, sharing as much of the first
+    /// `length` bytes of `source` as is worth it (Apple: the whole file; Linux: blocks), else made by `create`;
+    /// returns it and, if it shares any, how many bytes are shared and how long it now is.
     static func create(
         atPath path: String, sharing source: (file: OpenFile, status: stat), keeping length: Int, total: Int,
         orCreate create: () throws -> OpenFile
@@ -481,14 +458,11 @@ enum FileClone {
     }
     #endif
 
-    /// How many bytes at the start of `source` to share: the whole blocks before `length` (the block of the first
-    /// change is written, not copied on write), less the small extents at their end.
-    ///
-    /// A clone costs a step per extent, and appends would leave one extent per append. So the extent before the
-    /// blocks to write is written again with them while shorter than they are: as in a binary counter, extents
-    /// then halve from the file's start to its end, and a byte is rewritten at most once per doubling of the file.
-    /// A file in more than ``extentLimit`` extents under 64 KiB on average is written whole, which makes it whole;
-    /// one with larger extents (compressed in 128 KiB) is shared, since writing it would not make it whole.
+    /// How many bytes at the start of `source` to share: the whole blocks before `length`, less the small extents
+    /// at their end. A clone costs a step per extent, and appends would leave one each, so the extent before the
+    /// blocks to write is written again with them while shorter: as in a binary counter, extents then halve from
+    /// the file's start to its end. A file in more than ``extentLimit`` extents under 64 KiB on average is written
+    /// whole, which makes it whole; larger extents (compressed in 128 KiB) are shared, as writing would not help.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
@@ -507,8 +481,7 @@ enum FileClone {
                 written += rewritten
                 shared = extent.lowerBound
             }
-            // Extents begin at the file system's blocks; a clone must begin and end at whole blocks of the size
-            // the caller gave.
+            // A clone must begin and end at whole blocks of the caller's size, not the file system's.
             return shared / blockSize * blockSize
         }
     }
@@ -544,11 +517,6 @@ struct FileIdentity: Hashable, Sendable {
         size = Int64(status.st_size)
         (modificationSeconds, modificationNanoseconds) = status.times.modified
     }
-
-    /// The identity of the file at `path`, following symbolic links; `nil` if there is none.
-    static func ofFile(atPath path: String) -> FileIdentity? {
-        FileSystem.status(path).map(FileIdentity.init)
-    }
 }
 
 /// A file's owner, group and mode, read without its times: from Linux 6.13 a file whose times were read gets a
@@ -558,13 +526,6 @@ struct FileOwnership {
     var group: gid_t
     /// The type and permission bits, as `st_mode` holds them.
     var mode: mode_t
-}
-
-// Apart, to keep the memberwise initializer.
-extension FileOwnership {
-    init(_ status: stat) {
-        self.init(owner: status.st_uid, group: status.st_gid, mode: status.st_mode)
-    }
 }
 
 /// What polling compares: the file's identity, and its mode and change time, which a change of permissions moves.

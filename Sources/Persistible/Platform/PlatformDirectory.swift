@@ -3,9 +3,7 @@ import Foundation
 /// The platform's directories for each kind of file, before an application's folder is added.
 enum PlatformDirectory {
     enum Kind {
-        case data
-        case configuration
-        case caches
+        case data, configuration, caches
     }
 
     /// The application's folder when none is named: the bundle identifier, else the executable's name.
@@ -44,9 +42,8 @@ enum PlatformDirectory {
         }
         return root.appendingPathComponent(application, isDirectory: true)
         #else
-        // The XDG base directories. FileManager's applicationSupportDirectory is the XDG data root itself here,
-        // shared by every program, so the program's own folder is added below it; and FileManager's home
-        // directory comes from the user database and ignores $HOME, which XDG tools honor.
+        // The XDG base directories: FileManager's would give the data root shared by every program, and a home
+        // read from the user database, not $HOME, which XDG tools honor.
         let (variable, fallback): (String, String)
         switch kind {
         case .data: (variable, fallback) = ("XDG_DATA_HOME", ".local/share")

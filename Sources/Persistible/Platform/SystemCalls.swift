@@ -1,10 +1,8 @@
 import Foundation
 
-/// Every system call the package makes on files, in one table that a test replaces for the task it runs, to record
-/// each call (the crash-state tests) or fail any of them (the fault tests).
-///
-/// Each entry keeps its C call's contract: -1, or `nil`, with `errno` set, on failure. A call spelled differently
-/// on each platform is one entry, with its `#if` branches in ``live``.
+/// Every system call the package makes on files, in one table that a test replaces for its task, to record each
+/// call (the crash states) or fail any of them (the faults). Each entry keeps its C call's contract: -1, or `nil`,
+/// with `errno` set, on failure; a call spelled differently on each platform is one entry, its `#if`s in ``live``.
 struct SystemCalls: Sendable {
     var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     var close: @Sendable (_ descriptor: Int32) -> Int32
@@ -27,6 +25,7 @@ struct SystemCalls: Sendable {
     var link: @Sendable (_ from: String, _ to: String) -> Int32
     var unlink: @Sendable (_ path: String) -> Int32
     var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
+    /// `nil`, without `errno`, if the directory cannot be read.
     var directoryEntries: @Sendable (_ path: String) -> [String]?
     var flock: @Sendable (_ descriptor: Int32, _ operation: Int32) -> Int32
     /// Of an open file (a `nil` path) or of a path, read without the file's times: see ``FileOwnership``.
@@ -37,6 +36,7 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
+    /// At most `limit` extents holding the open file's bytes before `length`.
     var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
@@ -72,9 +72,7 @@ func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result 
 /// A failed system call: which one, and its error number; `Errors/` turns it into a ``PersistenceError``.
 struct SystemError: Error {
     enum Phase {
-        case read
-        case write
-        case lock
+        case read, write, lock
     }
 
     var phase: Phase
@@ -89,8 +87,7 @@ struct SystemError: Error {
         SystemError(phase: phase, operation: operation, code: errno)
     }
 
-    /// Throws the failure of `operation` if `result`, a C call's, is negative; returns `false` instead if the call
-    /// failed with `tolerated`, such as `ENOENT` where a missing file is an answer.
+    /// Throws if `result`, a C call's, is negative; `false` instead for `tolerated`, such as `ENOENT` for no file.
     @discardableResult
     static func check(
         _ result: some BinaryInteger, _ operation: String, _ phase: Phase = .write, tolerating tolerated: Int32? = nil
@@ -125,10 +122,9 @@ final class Locked<State> {
 // The lock serializes every access to `state`, which never escapes `withLock` by reference.
 extension Locked: @unchecked Sendable where State: Sendable {}
 
-/// Runs work that may block, such as waiting for a file lock, on a thread of its own.
-///
-/// A blocked thread of the cooperative pool stalls every task scheduled there, and on Linux Dispatch's queues share
-/// those threads (a task waited six seconds behind eight blocked saves); a new thread costs tens of microseconds.
+/// Runs work that may block, such as waiting for a file lock, on a thread of its own: a blocked thread of the
+/// cooperative pool stalls every task there, and on Linux Dispatch's queues share those threads (a task waited six
+/// seconds behind eight blocked saves); a new thread costs tens of microseconds.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         // The thread inherits no task-local value: the table in use is carried over by hand.
@@ -204,17 +200,7 @@ extension SystemCalls {
         link: { Foundation.link($0, $1) },
         unlink: { Foundation.unlink($0) },
         mkdir: { Foundation.mkdir($0, $1) },
-        directoryEntries: { path in
-            guard let stream = opendir(path) else { return nil }
-            defer { closedir(stream) }
-            var names: [String] = []
-            while let entry = readdir(stream) {
-                names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                })
-            }
-            return names
-        },
+        directoryEntries: { try? FileManager.default.contentsOfDirectory(atPath: $0) },
         flock: { descriptor, operation in lockFile(descriptor, operation) },
         ownership: { descriptor, path in
             #if os(Linux)
@@ -223,7 +209,7 @@ extension SystemCalls {
             #endif
             var status = Foundation.stat()
             let result = path.map { statFile($0, &status) } ?? Foundation.fstat(descriptor, &status)
-            return result == 0 ? FileOwnership(status) : nil
+            return result == 0 ? FileOwnership(owner: status.st_uid, group: status.st_gid, mode: status.st_mode) : nil
         },
         isAppendOnly: { descriptor in
             #if os(Linux)
@@ -241,8 +227,9 @@ extension SystemCalls {
         },
         cloneRange: { source, destination, length in
             #if os(Linux)
-            // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import.
-            var range = CloneRange(sourceDescriptor: Int64(source), sourceOffset: 0, length: UInt64(length), offset: 0)
+            // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import;
+            // the structure is four 64-bit fields: source descriptor, source offset, length, destination offset.
+            var range: [Int64] = [Int64(source), 0, Int64(length), 0]
             return ioctl(destination, UInt(0x4020_940D), &range)
             #else
             errno = ENOTSUP
@@ -257,7 +244,43 @@ extension SystemCalls {
             return -1
             #endif
         },
-        extents: { descriptor, length, limit in FileExtents.read(descriptor, before: length, limit: limit) }
+        extents: { descriptor, length, limit in
+            #if os(Linux)
+            guard length > 0, limit > 0 else { return .extents([]) }
+            // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
+            // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
+            let mapRequest = UInt(0xC020_660B)
+            let headerSize = 32, extentSize = 56
+            // FIEMAP_EXTENT_LAST: the extent is the last of the range asked about.
+            let lastExtentFlag: UInt32 = 0x1
+            return withUnsafeTemporaryAllocation(
+                byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
+            ) { raw -> FileExtents in
+                raw.initializeMemory(as: UInt8.self, repeating: 0)  // fm_start and fm_flags are 0
+                raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
+                raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
+                guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
+                let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
+                var ranges: [Range<Int>] = []
+                ranges.reserveCapacity(mapped)
+                for index in 0..<mapped {
+                    let extent = headerSize + extentSize * index
+                    let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
+                    let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
+                    guard start < length else { break }
+                    ranges.append(start..<(start + min(count, length - start)))
+                }
+                // A full buffer that stops short of `length` leaves extents unreported.
+                if mapped == limit, let last = ranges.last, last.upperBound < length {
+                    let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
+                    if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
+                }
+                return .extents(ranges)
+            }
+            #else
+            return .unknown
+            #endif
+        }
     )
 }
 
@@ -268,46 +291,6 @@ enum FileExtents: Equatable {
     /// More extents hold those bytes than were asked for: the first ones.
     case tooMany([Range<Int>])
     case unknown
-
-    /// At most `limit` extents holding the open file's bytes before `length`.
-    static func read(_ descriptor: Int32, before length: Int, limit: Int) -> FileExtents {
-        #if os(Linux)
-        guard length > 0, limit > 0 else { return .extents([]) }
-        // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
-        // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
-        let mapRequest = UInt(0xC020_660B)
-        let headerSize = 32, extentSize = 56
-        // FIEMAP_EXTENT_LAST: the extent is the last of the range asked about.
-        let lastExtentFlag: UInt32 = 0x1
-        return withUnsafeTemporaryAllocation(
-            byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
-        ) { raw -> FileExtents in
-            raw.initializeMemory(as: UInt8.self, repeating: 0)
-            raw.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)  // fm_start
-            raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
-            raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
-            guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
-            let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
-            var ranges: [Range<Int>] = []
-            ranges.reserveCapacity(mapped)
-            for index in 0..<mapped {
-                let extent = headerSize + extentSize * index
-                let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
-                let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
-                guard start < length else { break }
-                ranges.append(start..<(start + min(count, length - start)))
-            }
-            // A full buffer that stops short of `length` leaves extents unreported.
-            if mapped == limit, let last = ranges.last, last.upperBound < length {
-                let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
-                if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
-            }
-            return .extents(ranges)
-        }
-        #else
-        return .unknown
-        #endif
-    }
 }
 
 // The C functions named like the C structures they take, which a qualified name would take for the structures.
@@ -324,14 +307,6 @@ private let statxFunction = cFunction("statx", as: Statx.self)
 
 private func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
     dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
-}
-
-/// `struct file_clone_range` from <linux/fs.h>.
-private struct CloneRange {
-    var sourceDescriptor: Int64
-    var sourceOffset: UInt64
-    var length: UInt64
-    var offset: UInt64
 }
 
 /// The ownership from `statx`, asked for those fields alone; `nil` with `ENOSYS` where `stat` must read them.

@@ -63,7 +63,7 @@ extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.identity == FileIdentity.ofFile(atPath: path) { return cached }
+        if let cached, cached.identity == FileSystem.status(path).map(FileIdentity.init) { return cached }
         let state = try readFile(atPath: path, after: cached)
         if let state { keep(state) }
         return state

@@ -49,7 +49,7 @@ extension Archive {
     static func change(of archive: Result<Archive, PersistenceError>) -> (ArchiveChange<Value>, WatchedVersion) {
         // Taken before reading: if the file changes in between, the version is the older one, and the next read,
         // which the change wakes, yields the newer contents rather than taking them for the same.
-        let before = (try? archive.get()).flatMap { FileIdentity.ofFile(atPath: $0.url.path) }
+        let before = (try? archive.get()).flatMap { FileSystem.status($0.url.path).map(FileIdentity.init) }
         do {
             guard let state = try archive.get().read() else { return (.noFile, .missing) }
             return (.contents(state.contents), .file(state.identity))
