@@ -65,18 +65,17 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
 // MARK: - Salvage
 
 extension FileStore {
-    /// Reads the file record by record and returns what decodes and what does not, as
-    /// ``Persistible/salvageFile()`` does; writes nothing.
+    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it.
+    /// - Throws: What ``Persistible/salvageFile()`` throws: ``PersistenceError/Reason/fileNotFound`` if there is no
+    ///   file.
     public func salvageFile() throws -> SalvagedRecords<Object> {
         if let invalid { throw invalid }
         return try archive.salvage()
     }
 
-    /// The records of the file that no version of its type reads, in stored order, which reads skip and writes keep
-    /// as they are, as ``Persistible/unreadableRecords()`` returns them.
+    /// The records that no version of the type reads, which reads skip and writes keep, as
+    /// ``Persistible/unreadableRecords()`` returns them.
     ///
     /// - Throws: ``PersistenceError``, as the store's reads do.
     public func unreadableRecords() throws -> [UnreadableRecord] {
@@ -84,12 +83,12 @@ extension FileStore {
         return try archive.unreadableRecords()
     }
 
-    /// Renames the file, under the lock, to a new name beside it that says why and when, as
-    /// ``Persistible/moveFileAside()`` does; afterwards the store is empty.
+    /// Renames the file, under the lock, to a new name beside it that says why and when; afterwards the store is
+    /// empty.
     ///
     /// - Returns: The file's new location.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or the
-    ///   errors ``Persistible/moveFileAside()`` lists if the system refuses.
+    /// - Throws: What ``Persistible/moveFileAside()`` throws: ``PersistenceError/Reason/fileNotFound`` if there is
+    ///   no file.
     @discardableResult
     public func moveFileAside() throws -> URL {
         if let invalid { throw invalid }

@@ -16,11 +16,10 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable
 
-    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does, and throws what it throws.
+    /// What ``read(_:)-9eoee`` does and throws: the one way a store is read.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does, and
-    /// throws what it throws.
+    /// What ``write(_:)-7q86h`` does and throws: the one way a store is changed.
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 
@@ -99,8 +98,7 @@ extension Store {
         try write { $0.replaceAll(with: objects) }
     }
 
-    /// Makes the store hold exactly `objects`, in their order, in one write, and reports what changed: how to
-    /// mirror a server's collection.
+    /// Makes the store hold exactly `objects`, in their order, and reports what changed: how to mirror a server.
     @discardableResult
     public func synchronize(with objects: some Sequence<Object>) throws -> SynchronizeResult<Object> {
         try write { $0.synchronize(with: objects) }
