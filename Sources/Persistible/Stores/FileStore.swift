@@ -11,9 +11,11 @@ import Foundation
 /// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq``
 /// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
-    let archive: Archive<Object>
-    /// The error every operation throws, for a type whose file name is invalid.
-    private(set) var invalid: PersistenceError?
+    /// The file, or the error that its type's invalid file name makes every operation throw.
+    private(set) var archive: Result<Archive<Object>, PersistenceError>
+
+    /// The URL of the file.
+    public let url: URL
 
     /// A store in the file at `url`.
     ///
@@ -34,23 +36,19 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         cachesRecords: Bool = true,
         lockTimeout: Duration? = nil
     ) {
-        archive = Archive(
+        self.url = url
+        archive = .success(Archive(
             url: url, namedAfter: Object.self, encoder: encoder, decoder: decoder, durability: durability,
             lockTimeout: lockTimeout, caches: cachesRecords, evolution: .declared(by: Object.self)
-        )
+        ))
     }
 
-    /// The URL of the file.
-    public var url: URL { archive.url }
-
     public func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
-        if let invalid { throw invalid }
-        return try body(StoreReader(records: try archive.read()?.values ?? []))
+        try body(StoreReader(records: try archive.get().read()?.values ?? []))
     }
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
-        if let invalid { throw invalid }
-        let archive = archive
+        let archive = try archive.get()
         // A store keeps its records as its writer holds them, not decoded from the file.
         return try archive.planWrite(remembering: .asGiven) { plan in
             // A store writes an array, whatever the file held.
@@ -70,8 +68,7 @@ extension FileStore {
     /// - Throws: What ``Persistible/salvageFile()`` throws: ``PersistenceError/Reason/fileNotFound`` if there is no
     ///   file.
     public func salvageFile() throws -> SalvagedRecords<Object> {
-        if let invalid { throw invalid }
-        return try archive.salvage()
+        try archive.get().salvage()
     }
 
     /// The records that no version of the type reads, which reads skip and writes keep, as
@@ -79,8 +76,7 @@ extension FileStore {
     ///
     /// - Throws: ``PersistenceError``, as the store's reads do.
     public func unreadableRecords() throws -> [UnreadableRecord] {
-        if let invalid { throw invalid }
-        return try archive.unreadableRecords()
+        try archive.get().unreadableRecords()
     }
 
     /// Renames the file, under the lock, to a new name beside it that says why and when; afterwards the store is
@@ -91,8 +87,7 @@ extension FileStore {
     ///   no file.
     @discardableResult
     public func moveFileAside() throws -> URL {
-        if let invalid { throw invalid }
-        return try archive.moveAside()
+        try archive.get().moveAside()
     }
 }
 
@@ -111,7 +106,7 @@ extension FileStore where Object: Persistible {
         do {
             _ = try Object.validatedArchiveUrl()
         } catch {
-            invalid = error
+            archive = .failure(error)
         }
     }
 }

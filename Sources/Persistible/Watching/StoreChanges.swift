@@ -79,10 +79,10 @@ extension FileStore {
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        return StoreChanges(origin: .file(ArchiveChanges(
-            archive: invalid.map { .failure($0) } ?? .success(archive), path: url.path, detection: detection,
-            coalescingInterval: coalescingInterval
-        )))
+        let file = ArchiveChanges(
+            archive: archive, path: url.path, detection: detection, coalescingInterval: coalescingInterval
+        )
+        return StoreChanges(origin: .file(file))
     }
 }
 
