@@ -1,7 +1,6 @@
 import Foundation
 
-/// A store kept in a JSON file, in the same format, with the same locking and atomic writes, as
-/// ``Persistible/saveToFile()``.
+/// A store kept in a JSON file, with the format, locking and atomic writes of ``Persistible/saveToFile()``.
 ///
 /// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes.
 /// `FileStore<T>(url:)` keeps any type in any file. A missing file is an empty store; a file that does not decode
@@ -12,7 +11,7 @@ import Foundation
 /// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     /// The file, or the error that its type's invalid file name makes every operation throw.
-    private(set) var archive: Result<Archive<Object>, PersistenceError>
+    let archive: Result<Archive<Object>, PersistenceError>
 
     /// The URL of the file.
     public let url: URL
@@ -95,18 +94,7 @@ extension FileStore where Object: Persistible {
     /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability,
     /// cache setting and lock timeout.
     public init() {
-        self.init(
-            url: Object.archiveUrl,
-            encoder: Object.archiveEncoder,
-            decoder: Object.archiveDecoder,
-            durability: Object.archiveDurability,
-            cachesRecords: Object.cachesArchive,
-            lockTimeout: Object.archiveLockTimeout
-        )
-        do {
-            _ = try Object.validatedArchiveUrl()
-        } catch {
-            archive = .failure(error)
-        }
+        url = Object.archiveUrl
+        archive = Result { () throws(PersistenceError) in try Object.archive() }
     }
 }

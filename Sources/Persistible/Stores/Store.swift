@@ -3,9 +3,8 @@ import Foundation
 /// A collection of records kept somewhere: a JSON file (``FileStore``) or memory (``MemoryStore``).
 ///
 /// A store holds records in order. A record's identity is its `id` if its type is `Identifiable`, else its whole
-/// value: inserting a record whose identity is stored replaces that record where it stands (see
-/// <doc:StoresAndQueries#Identity>). Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the
-/// two requirements carry.
+/// value; inserting one whose identity is stored replaces that record in place (<doc:StoresAndQueries#Identity>).
+/// Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
 ///
 /// ```swift
 /// let store = FileStore<Movie>()

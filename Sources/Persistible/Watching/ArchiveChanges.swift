@@ -1,7 +1,6 @@
 import Foundation
 
-/// What a type's file holds, now and after every change by any process: the sequence ``Persistible/changes()``
-/// returns.
+/// What a type's file holds, now and after every change by any process, as ``Persistible/changes()`` returns it.
 ///
 /// The first element is what the file holds when iteration starts; then one follows each change that leaves the
 /// file holding something else. Changes are coalesced, so a slow consumer never falls behind, and the sequence ends,
@@ -56,8 +55,7 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
 
 // MARK: - Elements
 
-/// What a type's file holds after a change, as an element of ``ArchiveChanges``: its contents, no file, or the error a
-/// load would throw.
+/// An element of ``ArchiveChanges``: the file's contents after a change, no file, or the error a load would throw.
 public enum ArchiveChange<Value> {
     /// The generic parameter's name before it was spelled out.
     @available(*, deprecated, renamed: "Value")

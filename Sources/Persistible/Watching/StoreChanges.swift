@@ -1,7 +1,6 @@
 import Foundation
 
-/// A store's records, now and after every change: the sequence ``FileStore/changes()`` and
-/// ``MemoryStore/changes()`` return.
+/// A store's records, now and after every change, as ``FileStore/changes()`` and ``MemoryStore/changes()`` return.
 ///
 /// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; a missing
 /// file is an empty store. Otherwise it follows the rules of ``ArchiveChanges``.
