@@ -60,9 +60,7 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     /// Puts back, before any made since, changes that a failed merge took.
     func restore(_ changes: Changes) {
-        state.withLock { state in
-            state.changes = changes + (state.changes ?? [])
-        }
+        state.withLock { $0.changes = changes + ($0.changes ?? []) }
     }
 }
 

@@ -11,8 +11,8 @@ import Observation
 /// ``Persistible/archiveUrl`` is read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show
 /// a file there. <doc:Watching#An-observable-value-for-apps> has examples.
 ///
-/// Each write does what the operation it names does, to the same file, and throws what that throws, leaving the file
-/// as it was; then, whether it succeeded or not, it shows what the file holds at once.
+/// Each write does what the operation it names does to the file, and throws what that throws, leaving the file as it
+/// was when it throws; either way, it then shows at once what the file holds.
 ///
 /// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
 /// off the main actor with a ``FileStore`` and its `async` operations.
