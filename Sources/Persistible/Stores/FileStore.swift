@@ -64,8 +64,7 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
 extension FileStore {
     /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// - Throws: What ``Persistible/salvageFile()`` throws: ``PersistenceError/Reason/fileNotFound`` if there is no
-    ///   file.
+    /// - Throws: What ``Persistible/salvageFile()`` throws, such as ``PersistenceError/Reason/fileNotFound``.
     public func salvageFile() throws -> SalvagedRecords<Object> {
         try archive.get().salvage()
     }
@@ -78,12 +77,10 @@ extension FileStore {
         try archive.get().unreadableRecords()
     }
 
-    /// Renames the file, under the lock, to a new name beside it that says why and when; afterwards the store is
-    /// empty.
+    /// Renames the file, under the lock, to a name beside it that says why and when; the store is then empty.
     ///
     /// - Returns: The file's new location.
-    /// - Throws: What ``Persistible/moveFileAside()`` throws: ``PersistenceError/Reason/fileNotFound`` if there is
-    ///   no file.
+    /// - Throws: What ``Persistible/moveFileAside()`` throws, such as ``PersistenceError/Reason/fileNotFound``.
     @discardableResult
     public func moveFileAside() throws -> URL {
         try archive.get().moveAside()

@@ -45,8 +45,7 @@ extension Store {
         try readRecords(body)
     }
 
-    /// Runs `body` with the records, then stores everything it changed in one atomic write
-    /// (<doc:StoresAndQueries#Write-blocks> has an example).
+    /// Runs `body` with the records, then stores its changes in one atomic write (<doc:StoresAndQueries#Write-blocks>).
     ///
     /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
     /// store can start, in this process or in another, so a read-modify-write never loses another writer's change.
