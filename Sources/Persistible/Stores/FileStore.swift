@@ -1,7 +1,6 @@
 import Foundation
 
-/// A store kept in a JSON file, in the same format, with the same locking and atomic writes, as
-/// ``Persistible/saveToFile()``.
+/// A store kept in a JSON file, with the format, locking and atomic writes of ``Persistible/saveToFile()``.
 ///
 /// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes.
 /// `FileStore<T>(url:)` keeps any type in any file. A missing file is an empty store; a file that does not decode
@@ -11,9 +10,11 @@ import Foundation
 /// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq``
 /// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
-    let archive: Archive<Object>
-    /// The error every operation throws, for a type whose file name is invalid.
-    private(set) var invalid: PersistenceError?
+    /// The file, or the error that its type's invalid file name makes every operation throw.
+    let archive: Result<Archive<Object>, PersistenceError>
+
+    /// The URL of the file.
+    public let url: URL
 
     /// A store in the file at `url`.
     ///
@@ -34,23 +35,19 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         cachesRecords: Bool = true,
         lockTimeout: Duration? = nil
     ) {
-        archive = Archive(
+        self.url = url
+        archive = .success(Archive(
             url: url, namedAfter: Object.self, encoder: encoder, decoder: decoder, durability: durability,
             lockTimeout: lockTimeout, caches: cachesRecords, evolution: .declared(by: Object.self)
-        )
+        ))
     }
 
-    /// The URL of the file.
-    public var url: URL { archive.url }
-
     public func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result {
-        if let invalid { throw invalid }
-        return try body(StoreReader(records: try archive.read()?.values ?? []))
+        try body(StoreReader(records: try archive.get().read()?.values ?? []))
     }
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
-        if let invalid { throw invalid }
-        let archive = archive
+        let archive = try archive.get()
         // A store keeps its records as its writer holds them, not decoded from the file.
         return try archive.planWrite(remembering: .asGiven) { plan in
             // A store writes an array, whatever the file held.
@@ -65,35 +62,28 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
 // MARK: - Salvage
 
 extension FileStore {
-    /// Reads the file record by record and returns what decodes and what does not, as
-    /// ``Persistible/salvageFile()`` does; writes nothing.
+    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or
-    ///   ``PersistenceError/Reason/readFailed(operation:errno:)`` if the system refuses to read it.
+    /// - Throws: What ``Persistible/salvageFile()`` throws, such as ``PersistenceError/Reason/fileNotFound``.
     public func salvageFile() throws -> SalvagedRecords<Object> {
-        if let invalid { throw invalid }
-        return try archive.salvage()
+        try archive.get().salvage()
     }
 
-    /// The records of the file that no version of its type reads, in stored order, which reads skip and writes keep
-    /// as they are, as ``Persistible/unreadableRecords()`` returns them.
+    /// The records that no version of the type reads, which reads skip and writes keep, as
+    /// ``Persistible/unreadableRecords()`` returns them.
     ///
     /// - Throws: ``PersistenceError``, as the store's reads do.
     public func unreadableRecords() throws -> [UnreadableRecord] {
-        if let invalid { throw invalid }
-        return try archive.unreadableRecords()
+        try archive.get().unreadableRecords()
     }
 
-    /// Renames the file, under the lock, to a new name beside it that says why and when, as
-    /// ``Persistible/moveFileAside()`` does; afterwards the store is empty.
+    /// Renames the file, under the lock, to a name beside it that says why and when; the store is then empty.
     ///
     /// - Returns: The file's new location.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or the
-    ///   errors ``Persistible/moveFileAside()`` lists if the system refuses.
+    /// - Throws: What ``Persistible/moveFileAside()`` throws, such as ``PersistenceError/Reason/fileNotFound``.
     @discardableResult
     public func moveFileAside() throws -> URL {
-        if let invalid { throw invalid }
-        return try archive.moveAside()
+        try archive.get().moveAside()
     }
 }
 
@@ -101,18 +91,7 @@ extension FileStore where Object: Persistible {
     /// A store in the type's own file, ``Persistible/archiveUrl``, with the type's encoder, decoder, durability,
     /// cache setting and lock timeout.
     public init() {
-        self.init(
-            url: Object.archiveUrl,
-            encoder: Object.archiveEncoder,
-            decoder: Object.archiveDecoder,
-            durability: Object.archiveDurability,
-            cachesRecords: Object.cachesArchive,
-            lockTimeout: Object.archiveLockTimeout
-        )
-        do {
-            _ = try Object.validatedArchiveUrl()
-        } catch {
-            invalid = error
-        }
+        url = Object.archiveUrl
+        archive = Result { () throws(PersistenceError) in try Object.archive() }
     }
 }

@@ -1,10 +1,8 @@
 import Foundation
 
-/// A store that keeps its records in memory, as a ``FileStore`` does in its file: for tests, previews, and drafts
-/// made by ``Store/makeChild()``.
+/// A store in memory that behaves as a ``FileStore``: for tests, previews, and drafts made by ``Store/makeChild()``.
 ///
-/// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: every read and write holds its
-/// lock.
+/// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: each operation holds its lock.
 public final class MemoryStore<Object: Hashable>: Store {
     private let state: Locked<State>
     private let identity = RecordIdentity<Object>()
@@ -62,9 +60,7 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     /// Puts back, before any made since, changes that a failed merge took.
     func restore(_ changes: Changes) {
-        state.withLock { state in
-            state.changes = changes + (state.changes ?? [])
-        }
+        state.withLock { $0.changes = changes + ($0.changes ?? []) }
     }
 }
 

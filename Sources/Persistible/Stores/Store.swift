@@ -3,9 +3,8 @@ import Foundation
 /// A collection of records kept somewhere: a JSON file (``FileStore``) or memory (``MemoryStore``).
 ///
 /// A store holds records in order. A record's identity is its `id` if its type is `Identifiable`, else its whole
-/// value: inserting a record whose identity is stored replaces that record where it stands (see
-/// <doc:StoresAndQueries#Identity>). Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the
-/// two requirements carry.
+/// value; inserting one whose identity is stored replaces that record in place (<doc:StoresAndQueries#Identity>).
+/// Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
 ///
 /// ```swift
 /// let store = FileStore<Movie>()
@@ -16,11 +15,10 @@ public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable
 
-    /// Runs `body` with the records as they are now: what ``read(_:)-9eoee`` does, and throws what it throws.
+    /// What ``read(_:)-9eoee`` does and throws: the one way a store is read.
     func readRecords<Result>(_ body: (StoreReader<Object>) throws -> Result) throws -> Result
 
-    /// Runs `body` with the records, then stores what it changed, all at once: what ``write(_:)-7q86h`` does, and
-    /// throws what it throws.
+    /// What ``write(_:)-7q86h`` does and throws: the one way a store is changed.
     func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result
 }
 
@@ -47,8 +45,7 @@ extension Store {
         try readRecords(body)
     }
 
-    /// Runs `body` with the records, then stores everything it changed in one atomic write
-    /// (<doc:StoresAndQueries#Write-blocks> has an example).
+    /// Runs `body` with the records, then stores its changes in one atomic write (<doc:StoresAndQueries#Write-blocks>).
     ///
     /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
     /// store can start, in this process or in another, so a read-modify-write never loses another writer's change.
@@ -99,8 +96,7 @@ extension Store {
         try write { $0.replaceAll(with: objects) }
     }
 
-    /// Makes the store hold exactly `objects`, in their order, in one write, and reports what changed: how to
-    /// mirror a server's collection.
+    /// Makes the store hold exactly `objects`, in their order, and reports what changed: how to mirror a server.
     @discardableResult
     public func synchronize(with objects: some Sequence<Object>) throws -> SynchronizeResult<Object> {
         try write { $0.synchronize(with: objects) }

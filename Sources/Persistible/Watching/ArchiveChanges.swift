@@ -1,7 +1,6 @@
 import Foundation
 
-/// What a type's file holds, now and after every change by any process: the sequence ``Persistible/changes()``
-/// returns.
+/// What a type's file holds, now and after every change by any process, as ``Persistible/changes()`` returns it.
 ///
 /// The first element is what the file holds when iteration starts; then one follows each change that leaves the
 /// file holding something else. Changes are coalesced, so a slow consumer never falls behind, and the sequence ends,
@@ -54,6 +53,64 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
     }
 }
 
+// MARK: - Elements
+
+/// An element of ``ArchiveChanges``: the file's contents after a change, no file, or the error a load would throw.
+public enum ArchiveChange<Value> {
+    /// The generic parameter's name before it was spelled out.
+    @available(*, deprecated, renamed: "Value")
+    public typealias T = Value
+
+    /// The file holds these contents: what ``Persistible/load()`` returns now.
+    case contents(PersistenceData<Value>)
+
+    /// There is no file: nothing was saved yet, or it was deleted or moved away.
+    case noFile
+
+    /// The file cannot be read: `error` is what ``Persistible/load()`` throws now. The sequence goes on, and yields
+    /// the contents again once the file is repaired.
+    case failure(PersistenceError)
+
+    /// The values the file holds, in order: one for a single value, none for ``noFile``.
+    ///
+    /// - Throws: The ``PersistenceError`` of a ``failure(_:)``.
+    public func values() throws(PersistenceError) -> [Value] {
+        switch self {
+        case .contents(let data): return data.values
+        case .noFile: return []
+        case .failure(let error): throw error
+        }
+    }
+}
+
+extension ArchiveChange: Equatable where Value: Equatable {}
+
+extension ArchiveChange: Sendable where Value: Sendable {}
+
+/// Which version of a file an element was read from, so that an event that changed nothing yields nothing.
+enum WatchedVersion: Equatable, Sendable {
+    case missing
+    case file(FileIdentity)
+    case failed(PersistenceError, FileIdentity?)
+    /// A memory store after this many writes that changed it.
+    case written(UInt64)
+}
+
+extension Archive {
+    /// What the file holds now, and the version it was read from; `archive` holds the error of an invalid file name.
+    static func change(of archive: Result<Archive, PersistenceError>) -> (ArchiveChange<Value>, WatchedVersion) {
+        // Taken before reading: if the file changes in between, the version is the older one, and the next read,
+        // which the change wakes, yields the newer contents rather than taking them for the same.
+        let before = (try? archive.get()).flatMap { FileSystem.status($0.url.path).map(FileIdentity.init) }
+        do {
+            guard let state = try archive.get().read() else { return (.noFile, .missing) }
+            return (.contents(state.contents), .file(state.identity))
+        } catch {
+            return (.failure(error), .failed(error, before))
+        }
+    }
+}
+
 // MARK: - Watch
 
 extension Persistible where Self: Codable & Hashable {
@@ -67,8 +124,6 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// ``archiveUrl`` is read once, when this is called: call it inside ``withArchiveDirectory(_:operation:)`` to
     /// watch a file there. ``ArchiveChanges`` says what is seen and when.
-    ///
-    /// - Returns: The sequence of the file's states.
     public static func changes() -> ArchiveChanges<Self> {
         changes(detection: .events)
     }
@@ -77,9 +132,7 @@ extension Persistible where Self: Codable & Hashable {
     ///
     /// - Parameters:
     ///   - detection: Events, or polling at an interval, for a file system that raises no events.
-    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; it cannot be
-    ///     negative.
-    /// - Returns: The sequence of the file's states.
+    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; not negative.
     public static func changes(
         detection: ChangeDetection,
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
@@ -95,4 +148,31 @@ extension Persistible where Self: Codable & Hashable {
     static func currentChange() -> ArchiveChange<Self> {
         Archive.change(of: Result { () throws(PersistenceError) in try archive() }).0
     }
+}
+
+/// How a change sequence notices that a file changed, by the platform's file system events or by polling:
+/// <doc:Watching#How-changes-are-noticed> says what each sees and costs, and when to choose polling.
+public struct ChangeDetection: Sendable, Hashable {
+    /// How often to poll, or `nil` for events.
+    let pollingInterval: Duration?
+
+    /// The platform's file system events: inotify on Linux, kqueue on Apple platforms; where there are none, or the
+    /// system refuses another watch, the sequence polls at ``defaultPollingInterval``.
+    public static let events = ChangeDetection(pollingInterval: nil)
+
+    /// Polls the status of the file, and of the links that lead to it, every `interval`, and reads the file when it
+    /// changed; a state that stays on disk for less than `interval` may be missed.
+    ///
+    /// - Parameter interval: How often to look; it must be positive.
+    public static func polling(every interval: Duration) -> ChangeDetection {
+        precondition(interval > .zero, "a polling interval must be positive")
+        return ChangeDetection(pollingInterval: interval)
+    }
+
+    /// How often ``events`` polls where it cannot have events: one second.
+    public static let defaultPollingInterval: Duration = .seconds(1)
+
+    /// How long a change sequence waits at least between two reads of a file that keeps changing: 20 milliseconds
+    /// (see <doc:Watching#Coalescing-a-consumer-never-falls-behind>).
+    public static let defaultCoalescingInterval: Duration = .milliseconds(20)
 }

@@ -45,10 +45,9 @@ final class FileWatch: ChangeSource {
     func prepareRead() {
         signal.prepareRead()
         renew()
-        if state.withLock({ $0.interval != nil }) {
-            let statuses = statuses()
-            state.withLock { $0.statuses = statuses }
-        }
+        guard state.withLock({ $0.interval != nil }) else { return }
+        let statuses = statuses()
+        state.withLock { $0.statuses = statuses }
     }
 
     func close() {

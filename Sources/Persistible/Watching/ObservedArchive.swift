@@ -6,11 +6,13 @@ import Observation
 /// What a type's file holds, kept current as any process changes it, for SwiftUI views and long-running programs.
 ///
 /// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
-/// ``contents``, ``values`` or ``value`` when they change. Its writes go to the file and show at once. A file that
-/// stops being readable leaves the last contents in place and sets ``error``; the next good state clears it. A write
-/// that throws leaves the file as it was. The watch ends when the object is released. ``Persistible/archiveUrl`` is
-/// read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show a file there.
-/// <doc:Watching#An-observable-value-for-apps> has examples.
+/// ``contents``, ``values`` or ``value`` when they change. A file that stops being readable leaves the last contents
+/// in place and sets ``error``; the next good state clears it. The watch ends when the object is released.
+/// ``Persistible/archiveUrl`` is read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show
+/// a file there. <doc:Watching#An-observable-value-for-apps> has examples.
+///
+/// Each write does what the operation it names does to the file, and throws what that throws, leaving the file as it
+/// was when it throws; either way, it then shows at once what the file holds.
 ///
 /// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
 /// off the main actor with a ``FileStore`` and its `async` operations.
@@ -39,7 +41,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     @ObservationIgnored private let directory: URL
 
-    /// The watch, cancelled when the object is released; locked because `deinit` is not on the main actor.
+    /// Locked because `deinit`, which cancels it, is not on the main actor.
     @ObservationIgnored private let watch = Locked<Task<Void, Never>?>(nil)
 
     /// Reads the file now, and watches it from then on.
@@ -63,16 +65,15 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         watch.withLock { $0?.cancel() }
     }
 
-    /// Changes the single value the file holds, or `defaultValue` when there is no file, as
-    /// ``Persistible/update(default:_:)`` does under the file's lock, and shows the result: the way to change
-    /// settings.
+    /// Changes the single value the file holds, or `defaultValue` when there is no file, under the file's lock, as
+    /// ``Persistible/update(default:_:)`` does: the way to change settings.
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an
-    ///   array, and the errors of ``Persistible/update(default:_:)``; or what `defaultValue` or `body` throws.
+    /// - Throws: What ``Persistible/update(default:_:)`` throws, ``PersistenceError/Reason/holdsArray(count:)`` if
+    ///   the file holds an array; or what `defaultValue` or `body` throws.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,
@@ -81,28 +82,26 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         try writing { try Value.update(default: defaultValue(), body) }
     }
 
-    /// Saves `value`, as ``Persistible/saveToFile()`` does, and shows the result.
+    /// Saves `value`, as ``Persistible/saveToFile()`` does.
     ///
-    /// - Parameter value: The value to save.
     /// - Returns: Whether anything was written.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
+    /// - Throws: What ``Persistible/saveToFile()`` throws.
     @discardableResult
     public func save(_ value: Value) throws -> Bool {
         try writing { try value.saveToFile() }
     }
 
-    /// Saves the values that the file does not hold yet, as `Array.saveToFile()` does, and shows the result.
+    /// Saves the values that the file does not hold yet, as `Array.saveToFile()` does.
     ///
-    /// - Parameter values: The values to save.
     /// - Returns: How many values were added or replaced.
-    /// - Throws: ``PersistenceError``, as ``Persistible/saveToFile()`` does.
+    /// - Throws: What ``Persistible/saveToFile()`` throws.
     @discardableResult
     public func save(_ values: [Value]) throws -> Int {
         try writing { try values.saveToFile() }
     }
 
-    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does, and
-    /// shows the result. The file holds an array afterwards, as every store write leaves it.
+    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does;
+    /// the file holds an array afterwards, as every store write leaves it.
     ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.
@@ -112,9 +111,9 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         try writing { try FileStore<Value>().write(body) }
     }
 
-    /// Deletes the file, as ``Persistible/deleteFile()`` does, and shows that there is none.
+    /// Deletes the file, as ``Persistible/deleteFile()`` does.
     ///
-    /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/writeFailed(operation:errno:)`` if it cannot.
+    /// - Throws: What ``Persistible/deleteFile()`` throws.
     public func deleteFile() throws {
         try writing { try Value.deleteFile() }
     }
@@ -124,24 +123,20 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         apply(withArchiveDirectory(directory) { Value.currentChange() })
     }
 
-    /// Runs a write in the file's directory, then shows what the file holds, whether the write succeeded or not.
     private func writing<Result>(_ body: () throws -> Result) rethrows -> Result {
         defer { refresh() }
         return try withArchiveDirectory(directory, operation: body)
     }
 
-    /// Shows `change`, setting only what differs, so that observers hear of real changes only.
+    /// Sets only what differs, so that observers hear of real changes only.
     private func apply(_ change: ArchiveChange<Value>) {
-        switch change {
-        case .contents(let data):
-            if contents != data { contents = data }
-            if error != nil { error = nil }
-        case .noFile:
-            if contents != nil { contents = nil }
-            if error != nil { error = nil }
-        case .failure(let failure):
+        if case .failure(let failure) = change {
             if error != failure { error = failure }
+            return
         }
+        let data: PersistenceData<Value>? = if case .contents(let data) = change { data } else { nil }
+        if contents != data { contents = data }
+        if error != nil { error = nil }
     }
 }
 #endif

@@ -1,7 +1,6 @@
 import Foundation
 
-/// A store's records, now and after every change: the sequence ``FileStore/changes()`` and
-/// ``MemoryStore/changes()`` return.
+/// A store's records, now and after every change, as ``FileStore/changes()`` and ``MemoryStore/changes()`` return.
 ///
 /// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; a missing
 /// file is an empty store. Otherwise it follows the rules of ``ArchiveChanges``.
@@ -65,8 +64,6 @@ extension StoreChanges.Origin: Sendable where Object: Sendable {}
 
 extension FileStore {
     /// The records, now and after every change made to the file by any process, noticed by the platform's events.
-    ///
-    /// - Returns: The sequence of the store's records.
     public func changes() -> StoreChanges<Object> {
         changes(detection: .events)
     }
@@ -74,18 +71,15 @@ extension FileStore {
     /// The records, now and after every change, noticed as `detection` says.
     ///
     /// - Parameters:
-    ///   - detection: Events, or polling at an interval, for a file system that raises no events.
-    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; it cannot be
-    ///     negative.
-    /// - Returns: The sequence of the store's records.
+    ///   - detection: Events, or polling at an interval; see ``Persistible/changes(detection:coalescingInterval:)``.
+    ///   - coalescingInterval: The least time between two reads of a file that keeps changing; not negative.
     public func changes(
         detection: ChangeDetection,
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
         let file = ArchiveChanges(
-            archive: invalid.map { .failure($0) } ?? .success(archive), path: url.path, detection: detection,
-            coalescingInterval: coalescingInterval
+            archive: archive, path: url.path, detection: detection, coalescingInterval: coalescingInterval
         )
         return StoreChanges(origin: .file(file))
     }
@@ -94,8 +88,6 @@ extension FileStore {
 extension MemoryStore where Object: Codable {
     /// The records, now and after every write to this store that changes them: a stand-in for
     /// ``FileStore/changes()`` in tests and previews, whose writes are each seen, not coalesced.
-    ///
-    /// - Returns: The sequence of the store's records.
     public func changes() -> StoreChanges<Object> {
         StoreChanges(origin: .memory(self))
     }
