@@ -193,7 +193,7 @@ extension PersistenceError: LocalizedError {
     }
 
     /// " at [3].age", or nothing for the whole file.
-    private static func at(_ codingPath: String) -> String {
+    static func at(_ codingPath: String) -> String {
         codingPath.isEmpty ? "" : " at \(codingPath)"
     }
 

@@ -95,9 +95,8 @@ extension Archive {
     private static func unreadableRecord(
         _ mismatch: VersionMismatch, index: Int, bytes: Data, range: Range<Int>
     ) -> UnreadableRecord {
-        let message = mismatch.attempts.map { attempt in
-            "As \(attempt.typeName)\(attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"): \(attempt.detail)"
-        }.joined(separator: " ")
+        let message = mismatch.attempts.map { "As \($0.typeName)\(PersistenceError.at($0.codingPath)): \($0.detail)" }
+            .joined(separator: " ")
         return UnreadableRecord(
             index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
             bytes: bytes[offsets: range], byteRange: range
