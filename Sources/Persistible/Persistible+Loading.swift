@@ -14,8 +14,7 @@ extension Persistible where Self: Codable & Hashable {
     /// Only a missing file gives the default: a damaged file still throws (see <doc:SettingsAndEditing>).
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
-    ///   stored value lacks after ``archiveDefaults``; evaluated only when there is no file or a stored value does
-    ///   not decode.
+    ///   stored value lacks (see <doc:SettingsAndEditing#A-setting-missing-from-the-file>).
     /// - Returns: The stored value, or `defaultValue`.
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does except for a missing file; or what `defaultValue`
     ///   throws.
