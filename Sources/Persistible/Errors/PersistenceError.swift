@@ -50,8 +50,8 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A store's `update` found no record with this identity.
         case recordNotFound(identity: String)
 
-        /// A write would have dropped keys that another version of the type wrote, which this one does not know;
-        /// nothing was written (see <doc:ModelEvolution>). `keyPaths` names them, as `[3].address.zip`, `[3].tags[]`.
+        /// A write would have dropped keys that another version of the type wrote (see <doc:ModelEvolution>); nothing
+        /// was written. `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, `[3]` for a record.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
         /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads.
