@@ -1,13 +1,5 @@
-/// What a file holds: a single value or an array of values.
-///
-/// ``Persistible/load()`` returns it, so that one call reads a file whatever it holds:
-///
-/// ```swift
-/// switch try Person.load() {
-/// case .single(let person): print(person.name)
-/// case .array(let people): print(people.map(\.name))
-/// }
-/// ```
+/// What a file holds, as ``Persistible/load()`` returns it: a single value or an array of values (see
+/// <doc:GettingStarted#Load-values>).
 public enum PersistenceData<Value> {
     /// The generic parameter's name before it was spelled out.
     @available(*, deprecated, renamed: "Value")

@@ -1,8 +1,7 @@
 // MARK: - Load
 
 extension Persistible where Self: Codable & Hashable {
-    /// Loads the single value the file holds. Loads take no lock and never wait: saves replace the whole file at
-    /// once, so a load sees one complete version of it.
+    /// Loads the single value the file holds.
     ///
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if nothing has been saved,
     ///   ``PersistenceError/Reason/holdsArray(count:)`` if the file holds an array (use ``loadListFromFile()``), or a
@@ -12,17 +11,10 @@ extension Persistible where Self: Codable & Hashable {
     }
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
-    ///
-    /// Only a missing file gives the default: a damaged file still throws, rather than being replaced by defaults at
-    /// the next save (see <doc:SettingsAndEditing>).
-    ///
-    /// ```swift
-    /// let settings = try Settings.loadFromFile(default: Settings())
-    /// ```
+    /// Only a missing file gives the default: a damaged file still throws (see <doc:SettingsAndEditing>).
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
-    ///   stored value lacks after ``archiveDefaults``; evaluated only when there is no file or a stored value does
-    ///   not decode.
+    ///   stored value lacks (see <doc:SettingsAndEditing#A-setting-missing-from-the-file>).
     /// - Returns: The stored value, or `defaultValue`.
     /// - Throws: ``PersistenceError``, as ``loadFromFile()`` does except for a missing file; or what `defaultValue`
     ///   throws.
@@ -74,10 +66,6 @@ extension Persistible where Self: Codable & Hashable {
 extension Persistible where Self: Codable & Hashable & Identifiable {
     /// The stored value with this `id`, or `nil` when the file holds none, or there is no file; of several values
     /// with this `id` (written by other means), the last, which a write of them all keeps.
-    ///
-    /// ```swift
-    /// let todo = try Todo.loadFromFile(id: 3) // nil if there is none
-    /// ```
     ///
     /// - Parameter id: The identity to look for.
     /// - Returns: The value, or `nil`.

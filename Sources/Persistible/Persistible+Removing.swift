@@ -2,15 +2,7 @@
 
 extension Persistible where Self: Codable & Hashable {
     /// Removes this value from the file: every stored value equal to it or, for an `Identifiable` type, every
-    /// stored value with its `id`.
-    ///
-    /// The values are removed under the lock in one atomic write; the others keep their order, and a file reduced to
-    /// nothing holds `[]`. A missing file is not an error: nothing is removed or written, and no directory is made.
-    ///
-    /// ```swift
-    /// todo.done = true
-    /// try todo.removeFromFile() // Removes the stored todo with this id, done or not.
-    /// ```
+    /// stored value with its `id`, whatever its other properties hold (see <doc:SettingsAndEditing#Remove-records>).
     ///
     /// - Returns: Whether anything was removed.
     /// - Throws: ``PersistenceError``, for a reason it lists for any write.
@@ -23,10 +15,6 @@ extension Persistible where Self: Codable & Hashable {
 
     /// Removes every stored value for which `shouldRemove`, run under the lock, returns `true`, or none if it
     /// throws, as ``removeFromFile()`` removes.
-    ///
-    /// ```swift
-    /// let removed = try Person.removeFromFile { $0.name == "Amy" }
-    /// ```
     ///
     /// - Parameter shouldRemove: Whether to remove a stored value.
     /// - Returns: How many values were removed.

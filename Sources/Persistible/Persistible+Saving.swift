@@ -2,19 +2,10 @@
 
 extension Persistible where Self: Codable & Hashable {
     /// Saves the value, unless the file holds it already; for an `Identifiable` type, replaces the stored value
-    /// with the same `id`.
+    /// with the same `id` where it stands.
     ///
-    /// | The file holds                          | Afterwards it holds                                          |
-    /// |-----------------------------------------|--------------------------------------------------------------|
-    /// | nothing                                 | this value                                                   |
-    /// | this value                              | the same; nothing is written                                 |
-    /// | another value                           | an array of that value and this one                          |
-    /// | an array                                | the array, with this value appended if new                   |
-    /// | a value with this `id` (`Identifiable`) | this value, single or where the old one stood in the array   |
-    ///
-    /// Values are one record when they are `==`, or for an `Identifiable` type when their `id`s are. The save is
-    /// atomic and locked: no save of another thread or process is lost, and a crash leaves the old file or the new
-    /// one (see <doc:Guarantees>).
+    /// Values are one record when they are `==`, or for an `Identifiable` type when their `id`s are; see
+    /// <doc:Guarantees#What-a-save-does> and <doc:SettingsAndEditing#Edit-records> for what the file holds afterwards.
     ///
     /// ```swift
     /// if !(try sam.saveToFile()) {
@@ -34,11 +25,6 @@ extension Array where Element: Persistible & Codable & Hashable {
     /// Saves the values that the file does not hold yet, after the ones it does, each once, in the order given; for
     /// an `Identifiable` type, replaces the stored values with the same `id`s (of two new ones, the later wins).
     ///
-    /// ```swift
-    /// try [sam, amy].saveToFile()
-    /// let added = try [amy, maame].saveToFile() // 1: the file holds [sam, amy, maame].
-    /// ```
-    ///
     /// - Returns: How many values were added or replaced: 0 when nothing was written.
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/saveToFile()``.
     @discardableResult
@@ -57,7 +43,7 @@ extension Persistible {
     ///
     /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
     ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` with the operation `"delete"` if the file cannot
-    ///   be removed, with `EISDIR` or `EINVAL` if it is not a regular file.
+    ///   be removed (see <doc:Guarantees#Symbolic-links-permissions-and-ownership>).
     public static func deleteFile() throws {
         try archive(of: NoValues.self, caches: false, evolution: .none).delete()
     }

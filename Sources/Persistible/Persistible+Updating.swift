@@ -2,17 +2,10 @@
 
 extension Persistible where Self: Codable & Hashable {
     /// Changes the single value the file holds, or `defaultValue` when nothing has been saved yet, and saves the
-    /// result in place of it; the read-modify-write that settings need.
+    /// result in place of it, under the file's lock from the read to the write (see <doc:SettingsAndEditing>).
     ///
-    /// The file's lock is held from the read to the write, so no update of another thread or process is lost.
     /// Nothing is written if `body` throws or leaves the stored value as it was; when there is no file the result is
     /// written even if it equals `defaultValue`, so that a later version's new default does not undo the choice.
-    ///
-    /// ```swift
-    /// let settings = try Settings.update(default: Settings()) { settings in
-    ///     settings.fontSize += 2
-    /// }
-    /// ```
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file, and whose encoding gives the keys a stored
@@ -29,20 +22,11 @@ extension Persistible where Self: Codable & Hashable {
         try archive().update(default: defaultValue, body)
     }
 
-    /// Changes the values the file holds (none when there is no file, a single value as an array of one) under the
-    /// file's lock, as ``update(default:_:)`` does, and makes it hold the result as an array: the read-modify-write
-    /// that a list several processes add to needs. Nobody writes in between, so fresh `id`s never collide:
+    /// Changes the values the file holds (none when there is no file, a single value as an array of one) under its
+    /// lock, as ``update(default:_:)`` does, and makes it hold the result as an array.
     ///
-    /// ```swift
-    /// let id = try Todo.updateList { todos in
-    ///     let id = (todos.map(\.id).max() ?? 0) + 1
-    ///     todos.append(Todo(id: id, title: "Buy milk"))
-    ///     return id
-    /// }
-    /// ```
-    ///
-    /// Of several values with one identity in the result, the last stands where the first stood. Nothing is written
-    /// if `body` throws or leaves the values as they were.
+    /// Nothing is written if `body` throws or leaves the values as they were (see
+    /// <doc:SettingsAndEditing#Change-a-list-in-one-step>).
     ///
     /// - Parameter body: Changes the values; what it returns is returned.
     /// - Returns: What `body` returns.
@@ -62,13 +46,8 @@ extension Persistible where Self: Codable & Hashable {
 
     /// Makes the file hold exactly this value, as a single value, whatever value or array it held.
     ///
-    /// It writes nothing when the file holds exactly this value already, and never replaces a file it cannot read:
-    /// move it aside or delete it first. Where this value replaces the stored record, it keeps the keys this type
-    /// does not know (see <doc:ModelEvolution>).
-    ///
-    /// ```swift
-    /// try Settings(theme: "dark", fontSize: 14).overwriteFile()
-    /// ```
+    /// It writes nothing when the file holds this value already, never replaces a file it cannot read, and keeps the
+    /// keys this type does not know where this value replaces the stored record (see <doc:ModelEvolution>).
     ///
     /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     public func overwriteFile() throws {
@@ -79,12 +58,8 @@ extension Persistible where Self: Codable & Hashable {
 extension Array where Element: Persistible & Codable & Hashable {
     /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
     ///
-    /// Of several values with one identity, the last stands where the first stood; an empty array leaves `[]`. It
-    /// writes as ``Persistible/overwriteFile()`` does.
-    ///
-    /// ```swift
-    /// try [maame, sam].overwriteFile() // The file holds [maame, sam], whatever it held.
-    /// ```
+    /// An empty array leaves `[]`. It writes as ``Persistible/overwriteFile()`` does, and of several values with one
+    /// identity keeps the last where the first stood.
     ///
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/overwriteFile()``.
     public func overwriteFile() throws {

@@ -3,20 +3,9 @@ import Foundation
 /// A type whose values persist as JSON in a file of their own.
 ///
 /// Conform a `Codable & Hashable` type and it can save itself, and arrays of itself, to a file named after the
-/// type, and load them back:
-///
-/// ```swift
-/// struct Person: Codable, Hashable, Persistible {
-///     let name: String
-///     static var fileName: String { "person_data" }
-/// }
-///
-/// try [sam, amy].saveToFile()
-/// let people = try Person.loadListFromFile()
-/// ```
-///
-/// Every requirement has a default, so a conformance can be empty; because they are requirements, not extension
-/// members, a type's own choices are honored even through generic code.
+/// type, and load them back; <doc:GettingStarted> shows how. Every requirement has a default, so a conformance can
+/// be empty; because they are requirements, not extension members, a type's own choices are honored even through
+/// generic code.
 ///
 /// **Saving, loading and deleting can be called from any thread and from several processes at once.** The closures
 /// of ``update(default:_:)``, ``updateList(_:)`` and ``removeFromFile(where:)`` run under the file's lock: keep them
@@ -24,15 +13,11 @@ import Foundation
 /// promises, and ``PersistenceError`` for the reasons any operation may throw.
 public protocol Persistible {
     /// The name of the file without its `.json` extension; by default the type's name, so `Person` is in `Person.json`.
-    /// Operations throw ``PersistenceError/Reason/invalidFileName(_:)`` or
-    /// ``PersistenceError/Reason/fileNameTooLong(name:limit:)`` for a name they cannot use.
     static var fileName: String { get }
 
-    /// The directory that holds the file, which the first save creates with its parents.
-    ///
-    /// The default is the first of: the directory given to ``withArchiveDirectory(_:operation:)`` in the current
-    /// task; the `PERSISTIBLE_DIRECTORY` environment variable, when it holds an absolute path; and
-    /// ``ArchiveDirectory/data(application:)``. For settings, return ``ArchiveDirectory/configuration(application:)``.
+    /// The directory that holds the file, which the first save creates with its parents; by default the one given to
+    /// ``withArchiveDirectory(_:operation:)``, else `PERSISTIBLE_DIRECTORY`, else
+    /// ``ArchiveDirectory/data(application:)`` (see <doc:GettingStarted#Find-the-file>).
     static var archiveDirectory: URL { get }
 
     /// The encoder that writes the file; by default ``ArchiveFormat/encoder``. Return the same instance each time
@@ -49,32 +34,21 @@ public protocol Persistible {
     /// ``PersistenceError/Reason/lockHeld(processID:)``; by default `nil`, as long as it takes (see <doc:Guarantees>).
     static var archiveLockTimeout: Duration? { get }
 
-    /// Whether this process keeps the file's contents in memory between operations; by default `true`.
-    ///
-    /// A load of an unchanged file then costs a `stat`. Return `false` if other programs rewrite the file in place,
-    /// which the check for a changed file can miss (see <doc:Guarantees>); ``clearArchiveCache()`` frees the memory.
-    /// Values of class types are never cached.
+    /// Whether this process keeps the file's contents in memory between operations; by default `true`. Return
+    /// `false` if other programs rewrite the file in place (see <doc:Guarantees#The-in-process-cache>).
     static var cachesArchive: Bool { get }
 
     /// A value whose encoding fills the keys a stored record lacks, at every depth, before the record is decoded;
-    /// by default `nil`.
-    ///
-    /// Swift's synthesized `Decodable` ignores property defaults: declare here the default of a field added to the
-    /// type. A key the record has is never replaced, and loads write nothing. See <doc:ModelEvolution>.
+    /// by default `nil`. Declare here the default of a field added to the type (see <doc:ModelEvolution>).
     static var archiveDefaults: Self? { get }
 
-    /// How to read records written by earlier versions of the type, newest first; by default none.
-    ///
-    /// A record is decoded as the current type, then as each migration's type in order, and the first that reads it
-    /// wins; see <doc:ModelEvolution>.
+    /// How to read records written by earlier versions of the type, newest first, tried in order after the current
+    /// type; by default none (see <doc:ModelEvolution>).
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
 
     /// Whether reads skip the records of an array that no version of the type reads, and writes keep them byte for
-    /// byte; by default `false`: such a record makes every operation throw.
-    ///
-    /// Only valid JSON is skipped, and ``unreadableRecords()`` reports what was. Give new records identities no other
-    /// version can have taken, such as `UUID`s: a write of a value with a skipped record's `id` throws. See
-    /// <doc:ModelEvolution>.
+    /// byte; by default `false`: such a record makes every operation throw. ``unreadableRecords()`` reports them
+    /// (see <doc:ModelEvolution>).
     static var archiveSkipsUnreadableRecords: Bool { get }
 }
 

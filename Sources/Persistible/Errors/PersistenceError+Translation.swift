@@ -78,7 +78,6 @@ extension Archive {
         return (path, detail)
     }
 
-    /// The error for a value the encoder refuses.
     func encodingFailure(_ error: any Error) -> PersistenceError {
         guard case .invalidValue(_, let context)? = error as? EncodingError else {
             return failure(.encodingFailed(detail: String(describing: error)))
@@ -88,7 +87,6 @@ extension Archive {
 }
 
 extension SystemError {
-    /// The reason a public error gives for this failure.
     var reason: PersistenceError.Reason {
         switch phase {
         case .read: return .readFailed(operation: operation, errno: code)

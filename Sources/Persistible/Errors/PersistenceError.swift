@@ -2,17 +2,10 @@ import Foundation
 
 /// The error thrown when a value cannot be saved, loaded or deleted.
 ///
-/// It names the file, the type and the reason, and its ``description`` is a sentence a person can act on.
-/// Whatever the reason, a failed operation leaves the file as it was and leaves no temporary file behind, except
-/// where ``Reason/writeFailed(operation:errno:)`` says otherwise.
-///
-/// ```swift
-/// do {
-///     let people = try Person.loadListFromFile()
-/// } catch let error as PersistenceError where error.reason == .fileNotFound {
-///     // Nothing saved yet.
-/// }
-/// ```
+/// It names the file, the type and the reason, and its ``description`` is a sentence a person can act on
+/// (see <doc:GettingStarted#Handle-a-missing-or-damaged-file>). Whatever the reason, a failed operation leaves the
+/// file as it was and leaves no temporary file behind, except where ``Reason/writeFailed(operation:errno:)`` says
+/// otherwise.
 ///
 /// Each operation names the reasons particular to it. Besides those, any operation on a type's file may throw:
 /// - ``Reason/invalidFileName(_:)`` or ``Reason/fileNameTooLong(name:limit:)`` for a bad ``Persistible/fileName``;
@@ -47,10 +40,8 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A system call failed while reading the file; `errno` is its error number.
         case readFailed(operation: String, errno: Int32)
 
-        /// A system call failed while writing the file or its directory; `errno` is its error number.
-        ///
-        /// When the operation is `"fsync directory"`, the change is in place but may not survive a power loss, and
-        /// a retry, in any process, flushes it.
+        /// A system call failed while writing the file or its directory; `errno` is its error number. For
+        /// `"fsync directory"` the change is in place (see <doc:Guarantees#Atomic-replacement>).
         case writeFailed(operation: String, errno: Int32)
 
         /// The lock that serializes writers could not be taken; `errno` is the error number.
@@ -59,21 +50,18 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// A store's `update` found no record with this identity.
         case recordNotFound(identity: String)
 
-        /// A write would have dropped keys that another version of the type wrote, which this one does not know,
-        /// from changed records that have no place for them; nothing was written (see <doc:ModelEvolution>).
-        /// `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, or `[3]` for a whole record.
+        /// A write would have dropped keys that another version of the type wrote (see <doc:ModelEvolution>); nothing
+        /// was written. `keyPaths` names them: `[3].address.zip`, `[3].tags[]` for an array, `[3]` for a record.
         case unknownKeysWouldBeLost(keyPaths: [String])
 
-        /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads, or is a sparse file
-        /// that claims to.
+        /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads.
         case fileTooLarge(size: Int64, limit: Int64)
 
-        /// The file's name is longer than `limit` bytes of UTF-8 (200 for ``Persistible/fileName``, 205 for a store's
-        /// file or a link's target), leaving no room in 255 bytes for the names of its temporary and lock file.
+        /// The file's name is longer than `limit` bytes of UTF-8 (see <doc:Guarantees#Limits>).
         case fileNameTooLong(name: String, limit: Int)
 
-        /// Another writer held the file's lock for longer than the write may wait. Nothing was written. `processID` is
-        /// the holder where the system can tell (on Linux, from `/proc/locks`): another process or this one.
+        /// Another writer held the file's lock for longer than the write may wait; nothing was written. `processID`
+        /// is the holder where the system can tell: another process or this one.
         case lockHeld(processID: Int32?)
     }
 
@@ -87,8 +75,7 @@ public struct PersistenceError: Error, Sendable, Equatable {
     public var typeName: String
 
     /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type said
-    /// about the first record that none of them reads; `nil` for a damaged file, which needs
-    /// ``Persistible/salvageFile()`` rather than ``Persistible/archiveDefaults`` or a migration, and other reasons.
+    /// about the first record none of them reads; `nil` for damage and other reasons (see <doc:ModelEvolution>).
     public var versionMismatch: VersionMismatch?
 
     /// Creates an error.
@@ -110,8 +97,7 @@ extension PersistenceError: CustomStringConvertible {
 }
 
 extension PersistenceError: LocalizedError {
-    /// What happened and what became of the file, in words for the program's user, naming no API: the
-    /// `localizedDescription`.
+    /// What happened and what became of the file, in words for the program's user: the `localizedDescription`.
     public var errorDescription: String? {
         wording.happened
     }
@@ -207,7 +193,7 @@ extension PersistenceError: LocalizedError {
     }
 
     /// " at [3].age", or nothing for the whole file.
-    private static func at(_ codingPath: String) -> String {
+    static func at(_ codingPath: String) -> String {
         codingPath.isEmpty ? "" : " at \(codingPath)"
     }
 
@@ -217,9 +203,7 @@ extension PersistenceError: LocalizedError {
         return text + "."
     }
 
-    /// "an" before a vowel sound, by a rule simple enough to predict (its misses, such as "a Hour", are tested): two
-    /// capitals read letter by letter ("an HTTPRequest"); "Eu", "One" and "U", consonant, vowel take "a" ("a User"),
-    /// but "Un" only before "i" ("a Unit", "an Unused").
+    /// "an" before a vowel sound, by a rule simple enough to predict (its misses, such as "a Hour", are tested).
     static func article(for name: String) -> String {
         let letters = Array(name)
         guard let first = letters.first else { return "a" }

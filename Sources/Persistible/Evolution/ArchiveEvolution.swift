@@ -19,13 +19,7 @@ struct DefaultsObject {
     let keys: KeyReading
     private let matchesOtherSpellings: Bool
 
-    /// The defaults in `encoding`, or `nil` if it is not a JSON object.
-    init?(encoding: Data, keys: KeyReading) {
-        guard let tree = JSONTree.parse(encoding) else { return nil }
-        self.init(tree, in: encoding, keys: keys)
-    }
-
-    private init?(_ tree: JSONTree, in encoding: Data, keys: KeyReading) {
+    init?(_ tree: JSONTree, in encoding: Data, keys: KeyReading) {
         guard case .object(let members, _) = tree else { return nil }
         self.keys = keys
         self.members = members.map { member in
@@ -134,9 +128,9 @@ struct DefaultsObject {
 }
 
 extension Archive {
-    /// `nil` if `encoding` is no object.
+    /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
-        DefaultsObject(encoding: encoding, keys: KeyReading(decoder))
+        JSONTree.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
     }
 }
 

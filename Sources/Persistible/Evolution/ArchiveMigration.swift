@@ -1,17 +1,8 @@
 import Foundation
 
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
-/// convert them. <doc:ModelEvolution> says in which order they are tried and what a write keeps of a migrated record.
-///
-/// ```swift
-/// enum TaskV1 { struct Task: Codable { var title: String; var done: Bool } }
-///
-/// extension Task {
-///     static var archiveMigrations: [ArchiveMigration<Task>] {
-///         [.from(TaskV1.Task.self) { old in Task(title: old.title, state: old.done ? .done : .open) }]
-///     }
-/// }
-/// ```
+/// convert them. <doc:ModelEvolution#A-field-renamed-or-its-type-changed> shows how to declare them, in which order
+/// they are tried and what a write keeps of a migrated record.
 ///
 /// **An `ArchiveMigration` can be used from any thread**: its conversion is a `@Sendable` closure.
 public struct ArchiveMigration<Value>: Sendable {
@@ -25,17 +16,14 @@ public struct ArchiveMigration<Value>: Sendable {
         try decodeKeepingOld(bytes, decoder).value
     }
 
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it.
-    ///
-    /// When the file is next written, the record keeps the keys the old type does not know, at every depth, if
-    /// `oldType` is `Codable`; one that is only `Decodable` cannot say which keys it knows, so fewer are kept.
+    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it. Make `oldType`
+    /// `Codable`, so that a write keeps the keys it does not know (see <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
     ///   - convert: Makes the current value from the old one. If it throws, the record counts as one this
     ///     migration cannot read, and the error says what it threw.
-    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``. A write of a record it read throws
-    ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` where such a key has no place.
+    /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
     public static func from<Old: Decodable>(
         _ oldType: Old.Type,
         _ convert: @escaping @Sendable (Old) throws -> Value
@@ -54,8 +42,7 @@ public struct ArchiveMigration<Value>: Sendable {
     /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
-    /// - Returns: A migration that reads the same records as this one and gives `Next` values; it keeps the keys
-    ///   the old type does not know when this one does.
+    /// - Returns: A migration that reads the same records as this one and gives `Next` values.
     public func then<Next>(_ convert: @escaping @Sendable (Value) throws -> Next) -> ArchiveMigration<Next> {
         ArchiveMigration<Next>(sourceTypeName: sourceTypeName) { [decodeKeepingOld] bytes, decoder in
             let (value, old) = try decodeKeepingOld(bytes, decoder)

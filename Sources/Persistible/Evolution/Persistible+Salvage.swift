@@ -6,14 +6,7 @@ extension Persistible where Self: Codable & Hashable {
     /// Reads the file record by record and returns what decodes and what does not; writes nothing.
     ///
     /// Where the file is damaged or cut short, reading resumes at the next whole record, so one damaged record of N
-    /// gives the other N − 1 values. To start afresh without losing a byte, move the file aside and save the rest:
-    ///
-    /// ```swift
-    /// let salvaged = try Task.salvageFile()
-    /// let aside = try Task.moveFileAside()
-    /// try salvaged.values.saveToFile()
-    /// print("Kept \(salvaged.values.count); the rest is in \(aside.path)")
-    /// ```
+    /// gives the other N − 1 values. <doc:ModelEvolution#Salvage-and-move-aside> shows how to start afresh with them.
     ///
     /// - Returns: The readable values, in stored order, and the unreadable records with their bytes as stored.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason
@@ -33,12 +26,7 @@ extension Persistible where Self: Codable & Hashable {
     }
 
     /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
-    /// went.
-    ///
-    /// The new name adds `.unreadable-<time>` (the file does not decode, or cannot be read at all) or
-    /// `.moved-aside-<time>` before `.json`, in UTC, as in `Task.unreadable-20261123T064002Z.json`, and `-2`, `-3`
-    /// and so on if that is taken: an existing file is never replaced. With full durability the directory is
-    /// flushed. The next save starts a new file.
+    /// went; an existing file is never replaced (see <doc:ModelEvolution#Salvage-and-move-aside>).
     ///
     /// - Returns: The file's new location.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason
@@ -107,9 +95,8 @@ extension Archive {
     private static func unreadableRecord(
         _ mismatch: VersionMismatch, index: Int, bytes: Data, range: Range<Int>
     ) -> UnreadableRecord {
-        let message = mismatch.attempts.map { attempt in
-            "As \(attempt.typeName)\(attempt.codingPath.isEmpty ? "" : " at \(attempt.codingPath)"): \(attempt.detail)"
-        }.joined(separator: " ")
+        let message = mismatch.attempts.map { "As \($0.typeName)\(PersistenceError.at($0.codingPath)): \($0.detail)" }
+            .joined(separator: " ")
         return UnreadableRecord(
             index: index, codingPath: mismatch.attempts.first?.codingPath ?? "", message: message,
             bytes: bytes[offsets: range], byteRange: range

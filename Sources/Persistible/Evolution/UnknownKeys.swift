@@ -108,15 +108,12 @@ struct UnknownKeys {
             guard let target = tree.node(at: member.path), case .object(let siblings, let range) = target
             else { return nil }
             if target.member(member.key) != nil { continue }
-            var text = Data(StrictJSON.quoted(member.key).utf8)
-            text.append(Data((prettyPrinted ? " : " : ":").utf8))
-            text.append(storedBytes[offsets: member.value])
+            let separator = Data((prettyPrinted ? " : " : ":").utf8)
+            let text = Data(StrictJSON.quoted(member.key).utf8) + separator + storedBytes[offsets: member.value]
             // In the order of the keys, indented as the member it goes beside.
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
-                text.append(UInt8(ascii: ","))
-                text.append(Self.whitespace(before: quote, in: encoding))
-                edits.append((quote..<quote, text))
+                edits.append((quote..<quote, text + Data(",".utf8) + Self.whitespace(before: quote, in: encoding)))
             } else if let last = siblings.last {
                 let end = last.value.range.upperBound
                 let indent = Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding)

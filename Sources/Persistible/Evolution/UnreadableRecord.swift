@@ -1,12 +1,7 @@
 import Foundation
 
-/// One record of a file that no version of its type reads, with its bytes exactly as stored.
-///
-/// ```swift
-/// for record in try Task.salvageFile().unreadable {
-///     print("Record \(record.index), bytes \(record.byteRange) of the file: \(record.message)")
-/// }
-/// ```
+/// One record of a file that no version of its type reads, with its bytes exactly as stored, as
+/// ``Persistible/salvageFile()`` and ``Persistible/unreadableRecords()`` return it.
 public struct UnreadableRecord: Sendable, Hashable {
     /// The record's position in the file's array; 0 for a file that holds a single value. Damaged bytes, up to the
     /// next whole record, count as one record at the position where the damage starts.
