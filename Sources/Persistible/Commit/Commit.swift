@@ -15,8 +15,7 @@ extension Archive {
     /// append's few values are.
     static var decodedAfterWriteLimit: Int { 16 }
 
-    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote:
-    /// an append is spliced onto the stored bytes; any other write keeps those of the records it did not change.
+    /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
         remembering: RememberedValues
@@ -25,7 +24,6 @@ extension Archive {
         var state = stored.take()
         // A plan that asks for a single value is written as one even over an empty array.
         if state?.stale.isEmpty == true, state?.isSingleValue == false, !plan.writesSingleValue, plan.onlyAppended,
-            plan.records.count > plan.storedCount,
             try append(to: &state!, from: &plan, file: file, remembering: remembering)
         {
             return
@@ -66,8 +64,6 @@ extension Archive {
         ) {
             rewrite = kept
             bytes = kept.bytes
-            // The records before the first change are copied where they are: a file system that clones shares
-            // their blocks rather than writing them again.
             unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
         } else {
             bytes = try encode(array: plan.records)
@@ -124,7 +120,6 @@ extension Archive {
 // MARK: - Encoding
 
 extension Archive {
-    /// Encodes a value in the file's format.
     func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         do {
             return Self.closingEmptyContainers(try encoder.encode(value))
@@ -185,7 +180,6 @@ extension Archive {
 /// A file's new bytes after a write that keeps the stored bytes of the records it did not change.
 struct Rewrite {
     var bytes: Data
-    /// Where each record lies in `bytes`.
     var ranges: [Range<Int>]
     /// How many leading bytes are the old file's, copied from the same place.
     var firstChange: Int
@@ -335,9 +329,8 @@ extension Archive {
             let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
             ranges.count == storedCount + unreadable.count
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
-        try refuseIdentitiesOfUnreadable(
-            in: state, ranges: ranges, written: zip(records, sources).lazy.filter { !$0.1.isUnchanged }.map(\.0)
-        )
+        let written = zip(records, sources).lazy.filter { if case .unchanged = $0.1 { false } else { true } }
+        try refuseIdentitiesOfUnreadable(in: state, ranges: ranges, written: written.map(\.0))
         var whole = state
         whole.unreadable = IndexSet()
         whole.recordRanges = ranges
@@ -362,8 +355,9 @@ extension Archive {
         for (index, source) in sources.enumerated() {
             switch source {
             case .unchanged(let position), .changed(let position):
-                keep(before: stored[position])
-                allSources.append(source.isUnchanged ? .unchanged(stored[position]) : .changed(stored[position]))
+                let original = stored[position]
+                keep(before: original)
+                allSources.append(source == .unchanged(position) ? .unchanged(original) : .changed(original))
             case .new:
                 allSources.append(.new)
             }
@@ -461,10 +455,9 @@ extension Range<Int> {
 // MARK: - The atomic file
 
 extension AtomicFile {
-    /// The one temporary of the file: only the lock's holder writes it, so whatever is there a dead writer left.
     private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
 
-    /// Creates the temporary, open for writing, replacing one that a writer left when it died.
+    /// Creates the temporary, open for writing, replacing what is there: only the lock's holder writes it.
     private func createTemporary(mode: mode_t) throws -> OpenFile {
         let operation = "create temporary file"
         if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
@@ -480,14 +473,12 @@ extension AtomicFile {
         FileSystem.removeQuietly(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, ended with a newline as text tools expect, of which the first
-    /// `unchangedPrefix.length` are the file's: where the file system can, and the file is still that version, the
-    /// temporary starts as a clone of it. Every write of the package goes through here, and returns the identity of
-    /// the new file; a ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
+    /// Replaces the file's contents with `bytes`, ended with a newline, and returns the new file's identity; the first
+    /// `unchangedPrefix.length` bytes are cloned where the file is still that version and its file system can. A
+    /// ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        // The directory is opened once, to refuse an append-only one before a temporary is made in it and to flush
-        // the rename. One that cannot be opened is flushed by its path after the rename, which fails and says so.
+        // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
         let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
         defer { openDirectory?.closeQuietly() }
         guard openDirectory?.isAppendOnly != true else {
@@ -497,7 +488,6 @@ extension AtomicFile {
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
         defer { source?.file.closeQuietly() }
         let existing = source?.status ?? FileSystem.status(path)
-        // A new file gets the usual 0666 less the umask; a replacement gets the old file's mode below.
         let mode = existing.map { Self.creationMode(replacing: $0, in: directoryOwnership ?? openDirectory?.ownership) }
             ?? 0o666
         let (file, clone) = try source.map { source in
@@ -509,9 +499,7 @@ extension AtomicFile {
         // Set where the file is closed before the rename.
         var closed: stat?
         do {
-            if let existing {
-                try Self.copyOwnership(from: existing, to: file)
-            }
+            if let existing { try Self.copyOwnership(from: existing, to: file) }
             // A clone's length is set first, so that the write stays within the file: past the end, XFS reserves
             // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
             if let clone, bytes.count != clone.length { try file.truncate(to: bytes.count) }
@@ -519,8 +507,7 @@ extension AtomicFile {
             if durability == .full {
                 try file.flush()
             } else {
-                // Without this, a power loss can keep the rename and lose the bytes, leaving an empty or
-                // zero-filled file where the old version stood: the bytes reach the disk before the name does.
+                // The bytes reach the disk before the name does (<doc:Guarantees#Durability>).
                 try file.flushDataBeforeRename()
                 // The bytes can still fail to reach the file (NFS says so when it is closed): it is closed, and the
                 // identity read, before it replaces anything.
@@ -588,14 +575,11 @@ extension AtomicFile {
                 }
                 group = existing.st_gid
             } else if created.owner == existing.st_uid {
-                // Only root may give a file to another owner. An owner may give it any group it belongs to, and
-                // keeps the new file's group when it does not belong to the old one.
                 if file.changeOwner(to: uid_t.max, group: existing.st_gid) { group = existing.st_gid }
             }
         }
+        // In another group, no group access (<doc:Guarantees#Symbolic-links-permissions-and-ownership>).
         var mode = existing.st_mode & 0o7777
-        // In a group that could not read the file before, the file gets no group access: a save never lets anyone
-        // read the file who could not.
         if group != existing.st_gid { mode &= ~0o070 }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
         guard created.mode & 0o7777 != mode || group != created.group else { return }

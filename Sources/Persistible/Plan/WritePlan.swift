@@ -1,13 +1,9 @@
 import Foundation
 
 /// What a write leaves in a file: the records, in order, and where each came from among those read.
-///
-/// Every write plans with it, so every write follows one identity rule: a value stands where the first record with
-/// its identity stood, and the later records with that identity go; a new identity is appended.
 struct WritePlan<Record: Hashable> {
     private(set) var records: [Record]
     let identity: RecordIdentity<Record>
-    /// The position of each identity, made by the first change that needs it.
     private(set) var index: IdentityIndex?
     /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
@@ -56,7 +52,6 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Changing
 
-    /// The position of the first record with this identity, making the index if there is none.
     mutating func position(of key: AnyHashable) -> Int? {
         if index == nil { index = IdentityIndex(records, identity: identity) }
         return index?[key]
@@ -156,8 +151,6 @@ struct WritePlan<Record: Hashable> {
         members = nil
     }
 
-    /// Makes the records exactly `objects`, in their order, and reports what changed; of several objects with one
-    /// identity, the last stands where the first stood.
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
         let ordered = Self.inOrder(objects, identity: identity)
         let incoming = IdentityIndex(ordered, identity: identity)
@@ -243,23 +236,16 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite keeps the stored bytes of those it did not change.
+/// Where a record of a ``WritePlan`` came from, so that a rewrite keeps the stored bytes of those it did not change:
+/// the record read at a position, as read or changed, or a new identity.
 enum RecordSource: Equatable {
-    /// The original record at this position, as read.
     case unchanged(Int)
-    /// A new value for the original record at this position.
     case changed(Int)
-    /// A record with an identity the file did not hold.
     case new
 
     var changed: RecordSource {
         if case .unchanged(let original) = self { return .changed(original) }
         return self
-    }
-
-    var isUnchanged: Bool {
-        if case .unchanged = self { return true }
-        return false
     }
 }
 
@@ -329,9 +315,8 @@ struct IdentityIndex {
 // MARK: - Writes
 
 extension Archive {
-    /// Runs `body` under the lock on a plan of the file's records and commits what it plans in one atomic write:
-    /// the one read-modify-write of every write. Nothing is written when it changes nothing or `body` throws. A
-    /// missing directory is created, or with `creatingDirectory` false, throws.
+    /// The one read-modify-write: runs `body` under the lock on a plan of the file's records and commits what it
+    /// plans, unless it plans nothing or throws. A missing directory is created, unless `creatingDirectory` is false.
     func planWrite<Result>(
         creatingDirectory: Bool = true, remembering: RememberedValues = .decoded,
         _ body: (inout WritePlan<Value>) throws -> Result
@@ -413,8 +398,7 @@ extension Archive {
         try rewrite { current in (contents, contents != current) }
     }
 
-    /// Adds the values the file lacks, as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value
-    /// when `asSingleValue` is set. Returns how many values (identities, when `Identifiable`) changed.
+    /// Adds `incoming` as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value if `asSingleValue`.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
         try planWrite { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }

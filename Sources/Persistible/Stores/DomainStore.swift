@@ -1,10 +1,7 @@
 import Foundation
 
-/// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation.
-///
-/// Converting to the stored form always succeeds; converting back may not, for a record that this version does not
-/// understand, and then the store skips the record. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has
-/// an example, and says what a changed record keeps of its stored form.
+/// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation
+/// (<doc:StoresAndQueries#Domain-values-and-their-stored-form>).
 public protocol StoredRepresentable: Hashable {
     /// The form the file holds.
     associatedtype Stored: Codable & Hashable
@@ -20,10 +17,8 @@ public protocol StoredRepresentable: Hashable {
 
 /// A store of domain values whose file holds a separate stored representation, converted both ways.
 ///
-/// Every operation of ``Store`` works on the domain values, matched by the domain value's identity. The file is a
-/// ``FileStore`` of `Object.Stored`, with the same locking, atomic writes and guarantees. A stored record that does
-/// not convert is skipped by reads, kept by writes and listed by ``unconvertibleRecords()``; `synchronize(with:)`
-/// and `replaceAll(with:)` remove it. <doc:StoresAndQueries#Domain-values-and-their-stored-form> has an example.
+/// Every operation of ``Store`` works on the domain values, over a ``FileStore`` of `Object.Stored`;
+/// <doc:StoresAndQueries#Domain-values-and-their-stored-form> says what becomes of records that do not convert.
 ///
 /// **A `DomainStore` can be used from any thread and from several processes at once**, as a ``FileStore`` can.
 public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
@@ -84,9 +79,8 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
                 while let next = unconvertible.first, next < position ?? stored.count {
                     keep(unconvertible.removeFirst())
                 }
-                // A domain value left as it was keeps its stored form, even where the conversion is not exact both
-                // ways. A changed one's original is its stored form as converted: what the conversion drops counts
-                // as unknown to the type, and stays as stored where left alone.
+                // A value left as it was keeps its stored form; a changed one's original is its stored form as
+                // converted, so that what the conversion drops counts as unknown keys and stays as stored.
                 if let position, record == converted[position] {
                     keep(position)
                 } else {

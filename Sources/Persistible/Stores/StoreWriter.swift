@@ -1,9 +1,7 @@
 import Foundation
 
-/// The records of a store inside a `write(_:)` block, and the changes made to them.
-///
-/// Every change is made in memory; the block's changes reach the store together when it returns, or not at all if
-/// it throws. Records keep their order as <doc:StoresAndQueries#Identity> describes.
+/// The records of a store inside a `write(_:)` block, and the changes made to them, which reach the store together
+/// when the block returns (<doc:StoresAndQueries#Write-blocks>).
 public struct StoreWriter<Object: Hashable> {
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
@@ -81,8 +79,7 @@ public struct StoreWriter<Object: Hashable> {
         _ = plan.removeAll { _ in true }
     }
 
-    /// Makes the records exactly `objects`, in their order, and reports what changed; in a ``DomainStore``, it
-    /// removes the stored records that do not convert too.
+    /// Makes the records exactly `objects`, in their order, and reports what changed.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
         resynchronized = true
@@ -104,8 +101,7 @@ public struct SynchronizeResult<Object> {
     /// The records that were not stored before, in the order given.
     public var added: [Object] = []
 
-    /// The records whose identity was stored with another value, as they are now; always empty for types that are
-    /// not `Identifiable`, whose changed value is a record removed and another added.
+    /// The records whose identity was stored with another value, as they are now (none, unless `Identifiable`).
     public var updated: [Object] = []
 
     /// The records that are no longer stored, in their old order.
