@@ -102,12 +102,10 @@ final class ChangeSignal: ChangeSource {
         }?.resume()
     }
 
-    /// Forgets earlier notifications, just before a read.
     func prepareRead() {
         state.withLock { $0.pending = false }
     }
 
-    /// Returns `true` once notified (at once if a notification is pending), `false` when the task is cancelled.
     func waitForChange() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
