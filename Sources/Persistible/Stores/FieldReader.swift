@@ -1,7 +1,5 @@
-/// Reads the value at a key path, directly from memory when the key path names a stored property of a struct.
-///
-/// `object[keyPath:]` calls into the runtime each time, several times the cost of the comparison; a stored
-/// property's `MemoryLayout.offset(of:)` makes each read a load. Other key paths are read through the runtime.
+/// Reads the value at a key path, directly from memory when the key path names a stored property of a struct:
+/// `object[keyPath:]` calls into the runtime each time, several times the cost of the comparison.
 @usableFromInline
 struct FieldReader<Object, Value>: Sendable {
     @usableFromInline let keyPath: KeyPath<Object, Value> & Sendable

@@ -2,13 +2,9 @@ import Foundation
 
 /// A store kept in a JSON file, with the format, locking and atomic writes of ``Persistible/saveToFile()``.
 ///
-/// `FileStore<Person>()` uses `Person`'s file, so the store and `Person.saveToFile()` see each other's writes.
-/// `FileStore<T>(url:)` keeps any type in any file. A missing file is an empty store; a file that does not decode
-/// makes every operation throw and is never overwritten, unless ``Persistible/archiveSkipsUnreadableRecords`` has
-/// the records no version reads skipped, kept as stored, and listed by ``unreadableRecords()``.
+/// <doc:StoresAndQueries> says which file it uses, and what it does when the file is missing or does not decode.
 ///
-/// **A `FileStore` can be used from any thread and from several processes at once.** Each ``write(_:)-722fq``
-/// holds the file's lock from reading to writing, so concurrent writes are applied one after the other.
+/// **A `FileStore` can be used from any thread and from several processes at once.**
 public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     /// The file, or the error that its type's invalid file name makes every operation throw.
     let archive: Result<Archive<Object>, PersistenceError>
@@ -69,8 +65,7 @@ extension FileStore {
         try archive.get().salvage()
     }
 
-    /// The records that no version of the type reads, which reads skip and writes keep, as
-    /// ``Persistible/unreadableRecords()`` returns them.
+    /// The records that reads skip and writes keep, as ``Persistible/unreadableRecords()`` returns them.
     ///
     /// - Throws: ``PersistenceError``, as the store's reads do.
     public func unreadableRecords() throws -> [UnreadableRecord] {

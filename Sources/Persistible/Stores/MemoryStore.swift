@@ -14,8 +14,7 @@ public final class MemoryStore<Object: Hashable>: Store {
         state = Locked(State(records: []))
     }
 
-    /// Creates a store holding `records`, in order, as if inserted one after the other: of several records with one
-    /// identity, the last stands where the first stood.
+    /// Creates a store holding `records`, in order, as if inserted one after the other.
     public init(_ records: some Sequence<Object>) {
         state = Locked(State(records: WritePlan.inOrder(records, identity: RecordIdentity())))
     }
@@ -95,16 +94,12 @@ extension MemoryStore: Sendable where Object: Sendable {}
 // MARK: - Child stores
 
 extension Store {
-    /// A draft: a copy of the records in memory, whose changes reach this store only through
-    /// ``Store/merge(_:)-5fk7r``; drop it to discard them (see <doc:StoresAndQueries#Drafts>).
+    /// A draft: the records copied into memory, for ``Store/merge(_:)-5fk7r`` (<doc:StoresAndQueries#Drafts>).
     public func makeChild() throws -> MemoryStore<Object> {
         MemoryStore(asStored: try all(), changes: [])
     }
 
-    /// Applies the changes made to `child` since it was made (or last merged), in one write.
-    ///
-    /// The changes are applied record by record to the store as it is now (see <doc:StoresAndQueries#Drafts>).
-    /// After a merge, the draft starts recording anew.
+    /// Applies in one write the changes made to `child`, which ``makeChild()`` made, since it was made or merged.
     ///
     /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
     ///   keeps its changes for another try.

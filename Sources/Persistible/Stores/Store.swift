@@ -2,9 +2,8 @@ import Foundation
 
 /// A collection of records kept somewhere: a JSON file (``FileStore``) or memory (``MemoryStore``).
 ///
-/// A store holds records in order. A record's identity is its `id` if its type is `Identifiable`, else its whole
-/// value; inserting one whose identity is stored replaces that record in place (<doc:StoresAndQueries#Identity>).
-/// Every operation is one ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
+/// A store holds records in order, identified as <doc:StoresAndQueries#Identity> says. Every operation is one
+/// ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
 ///
 /// ```swift
 /// let store = FileStore<Movie>()
@@ -46,11 +45,6 @@ extension Store {
     }
 
     /// Runs `body` with the records, then stores its changes in one atomic write (<doc:StoresAndQueries#Write-blocks>).
-    ///
-    /// Nothing is stored if `body` throws, or if it changes nothing. While `body` runs, no other write to the same
-    /// store can start, in this process or in another, so a read-modify-write never loses another writer's change.
-    /// Records the block does not change keep their stored bytes, and a changed one keeps what its type does not
-    /// read (see <doc:ModelEvolution>).
     ///
     /// - Throws: ``PersistenceError`` if the records cannot be read or stored, with
     ///   ``PersistenceError/Reason/unknownKeysWouldBeLost(keyPaths:)`` if a changed, migrated or re-encoded record

@@ -2,13 +2,9 @@ import Foundation
 
 /// What a type's file holds, now and after every change by any process, as ``Persistible/changes()`` returns it.
 ///
-/// The first element is what the file holds when iteration starts; then one follows each change that leaves the
-/// file holding something else. Changes are coalesced, so a slow consumer never falls behind, and the sequence ends,
-/// releasing everything its watch held, when the iterating task is cancelled or the loop is left. <doc:Watching>
-/// says what is seen, how changes are noticed and coalesced, and when.
+/// <doc:Watching> says what is seen, how changes are noticed and coalesced, and how a watch ends.
 ///
-/// **An `ArchiveChanges` can be shared between tasks**; each iteration watches on its own, and reads in its task
-/// through the same cache and decoder as ``Persistible/load()``.
+/// **An `ArchiveChanges` can be shared between tasks**; each iteration watches on its own.
 public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable {
     /// The generic parameter's name before it was spelled out.
     @available(*, deprecated, renamed: "Value")
@@ -16,9 +12,7 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
 
     public typealias Element = ArchiveChange<Value>
 
-    /// The file, or the error that its type's invalid file name makes every read throw.
-    let archive: Result<Archive<Value>, PersistenceError>
-    let path: String
+    let store: FileStore<Value>
     let detection: ChangeDetection
     let coalescingInterval: Duration
 
@@ -29,9 +23,9 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
 
     /// The loop of this sequence, or of a store's over the same file, which makes its elements with `element`.
     func loop<Output>(_ element: @escaping (ArchiveChange<Value>) -> Output) -> ChangeLoop<Output> {
-        let archive = archive
-        return ChangeLoop(source: FileWatch(path: path, detection: detection), coalescingInterval: coalescingInterval) {
-            let (change, version) = Archive.change(of: archive)
+        let watch = FileWatch(path: store.url.path, detection: detection)
+        return ChangeLoop(source: watch, coalescingInterval: coalescingInterval) {
+            let (change, version) = Archive.change(of: store.archive)
             return (element(change), version)
         }
     }
@@ -67,8 +61,7 @@ public enum ArchiveChange<Value> {
     /// There is no file: nothing was saved yet, or it was deleted or moved away.
     case noFile
 
-    /// The file cannot be read: `error` is what ``Persistible/load()`` throws now. The sequence goes on, and yields
-    /// the contents again once the file is repaired.
+    /// The file cannot be read: `error` is what ``Persistible/load()`` throws now; the sequence goes on.
     case failure(PersistenceError)
 
     /// The values the file holds, in order: one for a single value, none for ``noFile``.
@@ -114,7 +107,7 @@ extension Archive {
 // MARK: - Watch
 
 extension Persistible where Self: Codable & Hashable {
-    /// What the file holds, now and after every change made to it by any process, noticed by the platform's events.
+    /// What the file holds, now and after every change made to it by any process (see <doc:Watching>).
     ///
     /// ```swift
     /// for await change in Settings.changes() {
@@ -123,7 +116,7 @@ extension Persistible where Self: Codable & Hashable {
     /// ```
     ///
     /// ``archiveUrl`` is read once, when this is called: call it inside ``withArchiveDirectory(_:operation:)`` to
-    /// watch a file there. ``ArchiveChanges`` says what is seen and when.
+    /// watch a file there.
     public static func changes() -> ArchiveChanges<Self> {
         changes(detection: .events)
     }
@@ -138,30 +131,24 @@ extension Persistible where Self: Codable & Hashable {
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> ArchiveChanges<Self> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        return ArchiveChanges(
-            archive: Result { () throws(PersistenceError) in try archive() }, path: archiveUrl.path,
-            detection: detection, coalescingInterval: coalescingInterval
-        )
+        return ArchiveChanges(store: FileStore(), detection: detection, coalescingInterval: coalescingInterval)
     }
 
     /// What the file holds now, as a change sequence's element.
     static func currentChange() -> ArchiveChange<Self> {
-        Archive.change(of: Result { () throws(PersistenceError) in try archive() }).0
+        Archive.change(of: FileStore<Self>().archive).0
     }
 }
 
-/// How a change sequence notices that a file changed, by the platform's file system events or by polling:
-/// <doc:Watching#How-changes-are-noticed> says what each sees and costs, and when to choose polling.
+/// How a change sequence notices that a file changed (see <doc:Watching#How-changes-are-noticed>).
 public struct ChangeDetection: Sendable, Hashable {
     /// How often to poll, or `nil` for events.
     let pollingInterval: Duration?
 
-    /// The platform's file system events: inotify on Linux, kqueue on Apple platforms; where there are none, or the
-    /// system refuses another watch, the sequence polls at ``defaultPollingInterval``.
+    /// The platform's file system events; where there are none, polling at ``defaultPollingInterval``.
     public static let events = ChangeDetection(pollingInterval: nil)
 
-    /// Polls the status of the file, and of the links that lead to it, every `interval`, and reads the file when it
-    /// changed; a state that stays on disk for less than `interval` may be missed.
+    /// Reads the file when its status, or that of a link leading to it, changed since the last poll.
     ///
     /// - Parameter interval: How often to look; it must be positive.
     public static func polling(every interval: Duration) -> ChangeDetection {
@@ -172,7 +159,6 @@ public struct ChangeDetection: Sendable, Hashable {
     /// How often ``events`` polls where it cannot have events: one second.
     public static let defaultPollingInterval: Duration = .seconds(1)
 
-    /// How long a change sequence waits at least between two reads of a file that keeps changing: 20 milliseconds
-    /// (see <doc:Watching#Coalescing-a-consumer-never-falls-behind>).
+    /// The least time between two reads of a file that keeps changing: 20 milliseconds.
     public static let defaultCoalescingInterval: Duration = .milliseconds(20)
 }

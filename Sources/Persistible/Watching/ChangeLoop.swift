@@ -13,9 +13,7 @@ protocol ChangeSource: AnyObject, Sendable {
 }
 
 /// The loop of every change sequence: wait, read, and yield what was read if its version differs from the last.
-///
-/// Nothing is queued: however many changes come between two calls to `next`, the second reads once, so a slow
-/// consumer costs no memory and never falls behind.
+/// Nothing is queued, so a slow consumer costs no memory and never falls behind.
 struct ChangeLoop<Element> {
     let source: any ChangeSource
     let coalescingInterval: Duration
@@ -66,10 +64,8 @@ struct ChangeLoop<Element> {
     }
 }
 
-/// Wakes the one task that consumes a watch.
-///
-/// Notifications that arrive while nobody waits are kept as one, which bounds a watch's memory whatever the writers
-/// do: the consumer then reads once and sees the latest state.
+/// Wakes the one task that consumes a watch. Notifications that arrive while nobody waits are kept as one, which
+/// bounds a watch's memory whatever the writers do.
 final class ChangeSignal: ChangeSource {
     private struct State: Sendable {
         var pending = false
@@ -106,12 +102,10 @@ final class ChangeSignal: ChangeSource {
         }?.resume()
     }
 
-    /// Forgets earlier notifications, just before a read.
     func prepareRead() {
         state.withLock { $0.pending = false }
     }
 
-    /// Returns `true` once notified (at once if a notification is pending), `false` when the task is cancelled.
     func waitForChange() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

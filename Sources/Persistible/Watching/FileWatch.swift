@@ -55,10 +55,8 @@ final class FileWatch: ChangeSource {
     }
 
     /// Watches the entries the path now leads through, if they changed or a watch was lost; polls instead if the
-    /// platform refuses, as Linux does once the user's inotify watches are used up.
-    ///
-    /// The path is resolved again after each new watch: an entry that changed between resolving and watching raised
-    /// its event before the watch existed, and only resolving again finds it.
+    /// platform refuses, as Linux does once the user's inotify watches are used up. The path is resolved again after
+    /// each new watch: an entry changed between resolving and watching raised its event before the watch existed.
     private func renew() {
         let watched = state.withLock { state in state.events.map { ($0, state.targets) } }
         guard let (events, watchedTargets) = watched else { return }

@@ -3,19 +3,10 @@ import Foundation
 #if canImport(Observation)
 import Observation
 
-/// What a type's file holds, kept current as any process changes it, for SwiftUI views and long-running programs.
+/// What a type's file holds, kept current as any process changes it (<doc:Watching#An-observable-value-for-apps>).
 ///
-/// It reads the file when it is made, then follows ``Persistible/changes()``, and Observation tells whoever reads
-/// ``contents``, ``values`` or ``value`` when they change. A file that stops being readable leaves the last contents
-/// in place and sets ``error``; the next good state clears it. The watch ends when the object is released.
-/// ``Persistible/archiveUrl`` is read when it is made: make it inside ``withArchiveDirectory(_:operation:)`` to show
-/// a file there. <doc:Watching#An-observable-value-for-apps> has examples.
-///
-/// Each write does what the operation it names does to the file, and throws what that throws, leaving the file as it
-/// was when it throws; either way, it then shows at once what the file holds.
-///
-/// **An `ObservedArchive` belongs to the main actor.** Its reads and writes are those of the file: keep large files
-/// off the main actor with a ``FileStore`` and its `async` operations.
+/// **An `ObservedArchive` belongs to the main actor**, where it reads and writes the file: keep large files off it
+/// with a ``FileStore`` and its `async` operations.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
 @MainActor
 @Observable
@@ -35,8 +26,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// The single value the file holds, or `nil` if there is no file or it holds an array.
     public var value: Value? {
-        if case .single(let value) = contents { return value }
-        return nil
+        if case .single(let value) = contents { value } else { nil }
     }
 
     @ObservationIgnored private let directory: URL
@@ -46,8 +36,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Reads the file now, and watches it from then on.
     ///
-    /// - Parameter detection: How changes are noticed: events, the default, or polling for a file on a network
-    ///   file system.
+    /// - Parameter detection: Events, the default, or polling, for a file on a network file system.
     public init(detection: ChangeDetection = .events) {
         directory = Value.archiveDirectory
         let changes = Value.changes(detection: detection)
@@ -65,8 +54,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         watch.withLock { $0?.cancel() }
     }
 
-    /// Changes the single value the file holds, or `defaultValue` when there is no file, under the file's lock, as
-    /// ``Persistible/update(default:_:)`` does: the way to change settings.
+    /// Changes the single value the file holds, as ``Persistible/update(default:_:)`` does.
     ///
     /// - Parameters:
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
@@ -100,8 +88,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
         try writing { try values.saveToFile() }
     }
 
-    /// Changes the file's records in one locked, atomic write, as ``FileStore``'s ``Store/write(_:)-7q86h`` does;
-    /// the file holds an array afterwards, as every store write leaves it.
+    /// Changes the file's records as ``Store/write(_:)-7q86h`` does, leaving an array in the file.
     ///
     /// - Parameter body: Changes the records; nothing is written if it throws or changes nothing.
     /// - Returns: What `body` returns.

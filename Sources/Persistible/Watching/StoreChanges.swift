@@ -2,8 +2,8 @@ import Foundation
 
 /// A store's records, now and after every change, as ``FileStore/changes()`` and ``MemoryStore/changes()`` return.
 ///
-/// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; a missing
-/// file is an empty store. Otherwise it follows the rules of ``ArchiveChanges``.
+/// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; otherwise
+/// it follows the rules of ``ArchiveChanges``.
 ///
 /// ```swift
 /// for await records in FileStore<Movie>().changes() {
@@ -15,7 +15,6 @@ import Foundation
 public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
     public typealias Element = Result<[Object], PersistenceError>
 
-    /// The file's sequence, whose elements become records, or the memory store.
     enum Origin {
         case file(ArchiveChanges<Object>)
         case memory(MemoryStore<Object>)
@@ -71,23 +70,20 @@ extension FileStore {
     /// The records, now and after every change, noticed as `detection` says.
     ///
     /// - Parameters:
-    ///   - detection: Events, or polling at an interval; see ``Persistible/changes(detection:coalescingInterval:)``.
+    ///   - detection: Events, or polling at an interval, for a file system that raises no events.
     ///   - coalescingInterval: The least time between two reads of a file that keeps changing; not negative.
     public func changes(
         detection: ChangeDetection,
         coalescingInterval: Duration = ChangeDetection.defaultCoalescingInterval
     ) -> StoreChanges<Object> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
-        let file = ArchiveChanges(
-            archive: archive, path: url.path, detection: detection, coalescingInterval: coalescingInterval
-        )
+        let file = ArchiveChanges(store: self, detection: detection, coalescingInterval: coalescingInterval)
         return StoreChanges(origin: .file(file))
     }
 }
 
 extension MemoryStore where Object: Codable {
-    /// The records, now and after every write to this store that changes them: a stand-in for
-    /// ``FileStore/changes()`` in tests and previews, whose writes are each seen, not coalesced.
+    /// The records, now and after every write to this store that changes them, each seen, not coalesced.
     public func changes() -> StoreChanges<Object> {
         StoreChanges(origin: .memory(self))
     }
