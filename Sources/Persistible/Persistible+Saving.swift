@@ -23,7 +23,8 @@ extension Persistible where Self: Codable & Hashable {
 
 extension Array where Element: Persistible & Codable & Hashable {
     /// Saves the values that the file does not hold yet, after the ones it does, each once, in the order given; for
-    /// an `Identifiable` type, replaces the stored values with the same `id`s (of two new ones, the later wins).
+    /// an `Identifiable` type, replaces the stored values with the same `id`s (of two values with one `id`, the
+    /// later wins).
     ///
     /// - Returns: How many values were added or replaced: 0 when nothing was written.
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/saveToFile()``.

@@ -13,6 +13,7 @@ import Foundation
 /// promises, and ``PersistenceError`` for the reasons any operation may throw.
 public protocol Persistible {
     /// The name of the file without its `.json` extension; by default the type's name, so `Person` is in `Person.json`.
+    /// A name that is empty, `.` or `..`, or holds `/` or NUL, throws ``PersistenceError/Reason/invalidFileName(_:)``.
     static var fileName: String { get }
 
     /// The directory that holds the file, which the first save creates with its parents; by default the one given to
@@ -24,7 +25,8 @@ public protocol Persistible {
     /// (see <doc:Concurrency>). Empty arrays and objects are written `[]` and `{}`, and the file ends with a newline.
     static var archiveEncoder: JSONEncoder { get }
 
-    /// The decoder that reads the file, paired with ``archiveEncoder``; by default ``ArchiveFormat/decoder``.
+    /// The decoder that reads the file, paired with ``archiveEncoder``; by default ``ArchiveFormat/decoder``. Return
+    /// the same instance each time (see <doc:Concurrency>).
     static var archiveDecoder: JSONDecoder { get }
 
     /// Whether a save waits for the data to reach the disk before it returns; by default ``Durability/full``.

@@ -31,7 +31,8 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// ``Persistible/loadFromFile()`` found an array of `count` values where it expected a single one.
         case holdsArray(count: Int)
 
-        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``.
+        /// ``Persistible/fileName`` cannot name a file in ``Persistible/archiveDirectory``: it is empty, `.` or
+        /// `..`, or holds `/` or NUL.
         case invalidFileName(String)
 
         /// The encoder refused the values; `detail` is its message.

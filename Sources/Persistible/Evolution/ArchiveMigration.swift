@@ -16,8 +16,9 @@ public struct ArchiveMigration<Value>: Sendable {
         try decodeKeepingOld(bytes, decoder).value
     }
 
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it. Make `oldType`
-    /// `Codable`, so that a write keeps the keys it does not know (see <doc:ModelEvolution>).
+    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it. A write keeps the
+    /// keys `oldType` does not know: at every depth when it is `Codable`, at the top level when it is only
+    /// `Decodable` (see <doc:ModelEvolution>).
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -39,7 +40,8 @@ public struct ArchiveMigration<Value>: Sendable {
         Step(convert: convert, keepsOld: true).migration
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once.
+    /// This migration followed by a conversion of its result: how a chain of versions declares each step once. It
+    /// keeps the keys this migration keeps (see <doc:ModelEvolution>).
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values.

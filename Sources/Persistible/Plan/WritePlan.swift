@@ -201,6 +201,7 @@ struct WritePlan<Record: Hashable> {
     /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
     /// to it is unchanged, else the first with its identity is changed, else it is new.
     func sources(matching values: [Record]) -> [RecordSource] {
+        assert(Set(values.map(identity.of)).count == values.count, "the identity rule applies before matching")
         let stored = index ?? IdentityIndex(records, identity: identity)
         // The positions of each identity stored several times: the record that holds a value keeps its bytes.
         var repeated: [AnyHashable: [Int]] = [:]
