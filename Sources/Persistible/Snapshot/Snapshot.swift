@@ -8,9 +8,9 @@ struct Snapshot<Value: Hashable> {
     }
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
-    var isSingleValue: Bool
+    var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
-    var valuesAreDecoded: Bool
+    var valuesAreDecoded = true
     /// Made by the first write that needs them (see ``WritePlan``).
     var members: Set<Value>?
     var index: IdentityIndex?
@@ -99,7 +99,7 @@ extension Archive {
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
-            let decoded = try? decode(appended), case .array(let values) = decoded.contents, !values.isEmpty,
+            let decoded = try? decode(appended, identity: identity), !decoded.isSingleValue, !decoded.values.isEmpty,
             decoded.unreadable.isEmpty
         {
             let storedCount = state.storedCount
@@ -108,35 +108,21 @@ extension Archive {
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
             state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
             let identity = state.index == nil ? nil : RecordIdentity<Value>()
-            for (offset, value) in values.enumerated() {
+            for (offset, value) in decoded.values.enumerated() {
                 state.members?.insert(value)
                 if let identity { state.index?.note(identity.of(value), at: state.values.count + offset) }
             }
-            state.values += values
+            state.values += decoded.values
             return state
         }
-        let decoded = try decode(bytes)
-        // Not `contents.values`, which would add PersistenceData.swift to the files a save runs.
-        let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
-        case .single(let value): ([value], true)
-        case .array(let values): (values, false)
-        }
-        return Snapshot(
-            identity: identity, bytes: bytes, values: values, isSingleValue: isSingleValue, valuesAreDecoded: true,
-            stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
-        )
+        return try decode(bytes, identity: identity)
     }
 }
 
 // MARK: - Cache
 
-/// The last snapshot of each file in this process, so that an operation need not read and decode what the previous
-/// one knew.
-///
-/// An entry is used only while the file's identity (device, inode, size, modification time) is still the entry's,
-/// checked on every operation; writers check under the lock. Every save makes a new inode, so another writer's save
-/// makes the entry stale; when it only appended values, only those are decoded. An entry costs about the file's size
-/// plus the decoded values. Types opt out with ``Persistible/cachesArchive``.
+/// The last snapshot of each file in this process, used only while the file's identity is the snapshot's (see
+/// <doc:Guarantees#The-in-process-cache>).
 enum ArchiveCache {
     /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
     /// for each operation replaces its entry instead of adding one per decoder.
@@ -145,9 +131,8 @@ enum ArchiveCache {
         var type: ObjectIdentifier
     }
 
-    /// A snapshot, its type erased so that archives of every type share one table. Its arrays and data are
-    /// copy-on-write and only non-class values are stored (see `key(path:type:)`), so no reference is shared between
-    /// the threads that take copies.
+    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write and
+    /// class values are never stored (see `key(path:type:)`), so threads that take copies share no reference.
     struct Entry: @unchecked Sendable {
         var state: Any
         /// The decoder that made `state`; another may read the same bytes differently.
@@ -210,18 +195,13 @@ struct RecordReading<Value: Codable> {
     var fallback: DefaultsObject?
 }
 
-/// What a file's bytes decode to, and which records are stale, migrated or unreadable (see ``Snapshot``).
-struct DecodedArchive<Value> {
-    var contents: PersistenceData<Value>
-    var stale = IndexSet()
-    var migrated = IndexSet()
-    var unreadable = IndexSet()
-}
-
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
-    func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
-        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution; `identity`
+    /// is the file's, for a snapshot to keep (a salvage keeps none).
+    func decode(
+        _ bytes: Data, identity: FileIdentity = FileIdentity(stat())
+    ) throws(PersistenceError) -> Snapshot<Value> {
+        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
             return decoded
         }
         // The first byte says which to try first, so that an array is decoded once. The other is tried too before
@@ -229,18 +209,21 @@ extension Archive {
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
             return opensArray
-                ? DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
-                : DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+                ? Snapshot(identity: identity, bytes: bytes, values: try decoder.decode([Value].self, from: bytes))
+                : Snapshot(
+                    identity: identity, bytes: bytes, values: [try decoder.decode(Value.self, from: bytes)],
+                    isSingleValue: true
+                )
         } catch {
-            if opensArray, let single = try decodeSingle(bytes, arrayDecode: { throw error }) {
+            if opensArray, let single = try decodeSingle(bytes, identity: identity, arrayDecode: { throw error }) {
                 return single
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
-                return DecodedArchive(contents: .array(values))
+                return Snapshot(identity: identity, bytes: bytes, values: values)
             }
             // Only now, so that a file whose records all decode pays nothing for those that might not.
             if opensArray, evolution.isEmpty, evolution.skipsUnreadable, scansStrictJSON,
-                let decoded = try decodeRecords(in: bytes)
+                let decoded = try decodeRecords(in: bytes, identity: identity)
             {
                 return decoded
             }
@@ -254,10 +237,11 @@ extension Archive {
     /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
     ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
     private func decodeSingle(
-        _ bytes: Data, arrayDecode: () throws -> Void
-    ) throws(PersistenceError) -> DecodedArchive<Value>? {
+        _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
+    ) throws(PersistenceError) -> Snapshot<Value>? {
         do {
-            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+            let value = try decoder.decode(Value.self, from: bytes)
+            return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
             guard error is DecodingError,
                 case .failure(DecodingError.typeMismatch(_, let context)) = Result(catching: arrayDecode),
@@ -270,26 +254,27 @@ extension Archive {
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
     /// JSON, which the plain decoder then judges.
-    private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
+    private func decodeRecords(in bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
-                let decoded = try decodeArray(bytes, records: ranges)
+                let decoded = try decodeArray(bytes, records: ranges, identity: identity)
                 // A value whose own encoding is an array, rather than records of another version.
                 if !decoded.unreadable.isEmpty, let single = try? decoder.decode(Value.self, from: bytes) {
-                    return DecodedArchive(contents: .single(single))
+                    return Snapshot(identity: identity, bytes: bytes, values: [single], isSingleValue: true)
                 }
                 return decoded
             } catch {
                 let arrayDecode = { _ = try decoder.decode([Value].self, from: bytes) }
-                if let single = try decodeSingle(bytes, arrayDecode: arrayDecode) { return single }
+                if let single = try decodeSingle(bytes, identity: identity, arrayDecode: arrayDecode) { return single }
                 throw error
             }
         }
         guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
         switch decodeRecord(bytes, at: range, reading: recordReading(), index: nil) {
         case .success(let (value, origin)):
-            return DecodedArchive(
-                contents: .single(value), stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
+            return Snapshot(
+                identity: identity, bytes: bytes, values: [value], isSingleValue: true,
+                stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
                 migrated: origin == .migrated ? IndexSet(integer: 0) : IndexSet()
             )
         case .failure(let mismatch):
@@ -313,7 +298,9 @@ extension Archive {
 
     /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
     /// that needed a default may be an older type's; else one at a time.
-    func decodeArray(_ bytes: Data, records ranges: [Range<Int>]) throws(PersistenceError) -> DecodedArchive<Value> {
+    private func decodeArray(
+        _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
+    ) throws(PersistenceError) -> Snapshot<Value> {
         var source = bytes
         var filledRanges = ranges
         var stale = IndexSet()
@@ -325,7 +312,8 @@ extension Archive {
         if stale.isEmpty || evolution.migrations.isEmpty {
             let failure: any Error
             do {
-                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: source)), stale: stale)
+                let values = try decoder.decode([Value].self, from: source)
+                return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
             } catch {
                 failure = error
             }
@@ -356,7 +344,9 @@ extension Archive {
                 stale.remove(index)
             }
         }
-        return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated, unreadable: unreadable)
+        return Snapshot(
+            identity: identity, bytes: bytes, values: values, stale: stale, migrated: migrated, unreadable: unreadable
+        )
     }
 
     /// Decodes one record, and says where its value came from; `filled` is the record with its defaults filled
@@ -370,16 +360,17 @@ extension Archive {
     ) -> RecordDecoding<Value> {
         let raw = bytes[offsets: range]
         let filled = filled ?? reading.defaults?.filled(raw)
-        var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
-        if filled == nil {
+        func decodeCurrent(_ record: Data) -> Value? {
             do {
-                return .success((try decoder.decode(Value.self, from: raw), .stored))
+                return try decoder.decode(Value.self, from: record)
             } catch {
                 currentFailure = error
+                return nil
             }
         }
+        if filled == nil, let value = decodeCurrent(raw) { return .success((value, .stored)) }
         var attempts: [VersionMismatch.Attempt] = []
         for migration in reading.migrations {
             do {
@@ -391,26 +382,15 @@ extension Archive {
                 )
             }
         }
-        if let filled {
-            do {
-                return .success((try decoder.decode(Value.self, from: filled), .filled))
-            } catch {
-                currentFailure = error
-            }
-        }
+        var current = filled ?? raw
+        if filled != nil, let value = decodeCurrent(current) { return .success((value, .filled)) }
         // One key at a time, as the decoder asks: a key it can do without, such as an optional, stays missing.
-        if let fallback = reading.fallback {
-            while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
-                let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
-                    .filled(current)
-            {
-                current = next
-                do {
-                    return .success((try decoder.decode(Value.self, from: current), .filled))
-                } catch {
-                    currentFailure = error
-                }
-            }
+        while let fallback = reading.fallback,
+            case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
+            let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?.filled(current)
+        {
+            current = next
+            if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
         let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
         attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
