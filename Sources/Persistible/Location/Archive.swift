@@ -58,10 +58,8 @@ extension Persistible {
         )
     }
 
-    /// Forgets what this process remembers of the file, freeing its memory; the next operation reads the file.
-    ///
-    /// There is never a need to call it for correctness: every operation checks the file before trusting what it
-    /// remembers. Call it to give memory back, for example after loading a large file once.
+    /// Forgets what this process remembers of the file (<doc:Guarantees#The-in-process-cache>), to give its memory
+    /// back, for example after loading a large file once; correctness never needs it.
     public static func clearArchiveCache() {
         ArchiveCache.remove(path: archiveUrl.path)
     }
@@ -100,16 +98,11 @@ extension Persistible {
 }
 
 /// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
-/// its own.
-///
-/// The choice is scoped to the current task, its child tasks and the `Task { }`s it starts, so that tests running in
-/// parallel can each use their own temporary directory without changing global state. `Task.detached`, and threads
-/// started by other means (a `Thread`, a Dispatch queue), do not see it: call this function again inside them.
+/// its own, in the current task and the tasks it starts, but not in a `Task.detached` or another thread (see
+/// <doc:Concurrency#Give-threads-and-detached-tasks-their-directory-explicitly>).
 ///
 /// ```swift
-/// try withArchiveDirectory(temporaryDirectory) {
-///     try sam.saveToFile()
-/// }
+/// try withArchiveDirectory(temporaryDirectory) { try sam.saveToFile() }
 /// ```
 @discardableResult
 public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
