@@ -1,7 +1,5 @@
 import Foundation
 
-// MARK: - Archive
-
 /// One JSON file of `Value`s: the one place that decides *how* the operations and stores save *what* they describe.
 struct Archive<Value: Codable & Hashable> {
     let url: URL
@@ -79,8 +77,7 @@ extension Persistible {
         try validatedAddress().url
     }
 
-    /// The archive's URL and path, if ``fileName`` names a file whose name with `.json` fits every file written
-    /// beside it.
+    /// The archive's URL and path, if ``fileName`` names a file whose name fits every file written beside it.
     private static func validatedAddress() throws(PersistenceError) -> (url: URL, path: String) {
         let name = fileName
         let address = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
@@ -154,9 +151,8 @@ enum ArchiveLocation {
 
 // MARK: - Evolution
 
-/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads).
-///
-/// Read when a file is decoded, not when an archive is made: most operations decode nothing.
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
+/// read when a file is decoded, not when an archive is made: most operations decode nothing.
 struct ArchiveEvolution<Value: Codable>: Sendable {
     private let declarations: (@Sendable () -> Declarations)?
     /// The encoding of a settings call's default value: it fills what a record still lacks after the declarations.

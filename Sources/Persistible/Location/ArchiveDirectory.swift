@@ -7,10 +7,8 @@ import Foundation
 /// static var archiveDirectory: URL { ArchiveDirectory.configuration(application: "com.example.notes") }
 /// ```
 public enum ArchiveDirectory {
-    /// The name of the program's folder when none is given: its bundle identifier, else its executable's name.
-    ///
-    /// On Linux this is the executable's name, so a renamed binary looks in another folder: name the folder
-    /// instead, for example `ArchiveDirectory.configuration(application: "notes")`.
+    /// The name of the program's folder when none is given: its bundle identifier, else its executable's name, so
+    /// that on Linux a renamed binary looks in another folder unless `application` names one.
     public static var defaultApplication: String {
         PlatformDirectory.defaultApplication
     }

@@ -1,7 +1,5 @@
 import Foundation
 
-// MARK: - Write access
-
 extension Archive {
     /// Runs `body` holding the lock of the file at the end of the path's links, with that file; creates the directory
     /// if needed. What is not a regular file is refused before the lock, so no lock file is made beside it, and under.

@@ -24,17 +24,14 @@ struct Snapshot<Value: Hashable> {
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    var storedCount: Int { values.count + unreadable.count }
-
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)
     }
 }
 
 extension Snapshot where Value: Codable {
-    /// Notes that the last `count` values were just written as `encoded`. To remember them `.decoded`, up to
-    /// ``Archive/decodedAfterWriteLimit`` are replaced by what decoding `encoded` gives, as a later read would;
-    /// more are kept as given.
+    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to
+    /// ``Archive/decodedAfterWriteLimit`` become what decoding `encoded` gives, as a later read would.
     mutating func noteWritten(
         _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
     ) {
@@ -89,9 +86,8 @@ extension Archive {
         }
     }
 
-    /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
-    /// as another process's save leaves it, only those are decoded. Apart from the cache checks, which it would slow
-    /// by some 5 µs in the unspecialized generic code that clients run.
+    /// The file at `path` decoded, or `nil` if there is none; of `previous` with values appended, only those. Apart
+    /// from the cache checks, which it would slow by some 5 µs in the unspecialized generic code that clients run.
     private func readFile(
         atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -102,7 +98,7 @@ extension Archive {
             let decoded = try? decode(appended, identity: identity), !decoded.isSingleValue, !decoded.values.isEmpty,
             decoded.unreadable.isEmpty
         {
-            let storedCount = state.storedCount
+            let storedCount = state.values.count + state.unreadable.count
             state.identity = identity
             state.bytes = bytes
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
@@ -163,11 +159,7 @@ enum ArchiveCache {
     }
 
     static func remove(path: String) {
-        entries.withLock { entries in
-            for key in entries.keys where key.path == path {
-                entries[key] = nil
-            }
-        }
+        entries.withLock { table in table = table.filter { $0.key.path != path } }
     }
 }
 
@@ -208,12 +200,11 @@ extension Archive {
         // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
-            return opensArray
-                ? Snapshot(identity: identity, bytes: bytes, values: try decoder.decode([Value].self, from: bytes))
-                : Snapshot(
-                    identity: identity, bytes: bytes, values: [try decoder.decode(Value.self, from: bytes)],
-                    isSingleValue: true
-                )
+            if opensArray {
+                return Snapshot(identity: identity, bytes: bytes, values: try decoder.decode([Value].self, from: bytes))
+            }
+            let value = try decoder.decode(Value.self, from: bytes)
+            return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
             if opensArray, let single = try decodeSingle(bytes, identity: identity, arrayDecode: { throw error }) {
                 return single
@@ -231,11 +222,9 @@ extension Archive {
         }
     }
 
-    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do not
-    /// decode as one.
-    ///
-    /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
-    ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
+    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do
+    /// not. Throws that error when the array's first element is the wrong kind of value, where it says more: for
+    /// `[1,2]` and a type of three numbers, the number missing at `[2]`.
     private func decodeSingle(
         _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -301,24 +290,18 @@ extension Archive {
     private func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
     ) throws(PersistenceError) -> Snapshot<Value> {
-        var source = bytes
-        var filledRanges = ranges
-        var stale = IndexSet()
-        if let defaults = defaultsObject() {
-            (source, filledRanges, stale) = defaults.fill(bytes, records: ranges)
-        }
+        let (source, filledRanges, lacking) = defaultsObject()?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        var stale = lacking
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
         if stale.isEmpty || evolution.migrations.isEmpty {
-            let failure: any Error
             do {
                 let values = try decoder.decode([Value].self, from: source)
                 return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
+            } catch where evolution.migrations.isEmpty && !evolution.skipsUnreadable {
+                throw unreadable(error, bytes: source)
             } catch {
-                failure = error
-            }
-            guard !evolution.migrations.isEmpty || evolution.skipsUnreadable else {
-                throw unreadable(failure, bytes: source)
+                // Some records may be another version's, or skipped: read one at a time below.
             }
         }
         var values: [Value] = []
@@ -349,12 +332,11 @@ extension Archive {
         )
     }
 
-    /// Decodes one record, and says where its value came from; `filled` is the record with its defaults filled
-    /// already, when that gained it a key.
+    /// Decodes one record and says where its value came from; `filled` is the record with the defaults it lacked.
     ///
     /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
-    /// a key as each older type first, then as the current type with its defaults filled, so that a default never
-    /// stands in for what an older type reads. A settings call's default value fills last, one key at a time.
+    /// a key as each older type first, then as the current type filled, so that a default never stands in for what
+    /// an older type reads. A settings call's default value fills last, one key at a time.
     func decodeRecord(
         _ bytes: Data, at range: Range<Int>, reading: RecordReading<Value>, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
