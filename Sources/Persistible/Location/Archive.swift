@@ -37,14 +37,12 @@ struct Archive<Value: Codable & Hashable> {
     var scansStrictJSON: Bool { !decoder.allowsJSON5 }
 }
 
-extension Persistible where Self: Codable & Hashable {
+extension Persistible {
     /// The archive the type's requirements describe, after validating its file name.
-    static func archive() throws(PersistenceError) -> Archive<Self> {
+    static func archive() throws(PersistenceError) -> Archive<Self> where Self: Codable & Hashable {
         try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
     }
-}
 
-extension Persistible {
     /// The archive of `Value`s that the type's requirements describe, after validating its file name.
     static func archive<Value>(
         of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
@@ -187,8 +185,7 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
 
     /// What `type` declares when it is ``Persistible``, looked up at run time so that generic code honors it too.
     static func declared(by type: Value.Type) -> Self {
-        guard let persistible = type as? any Persistible.Type else { return .none }
-        return declared(persistible)
+        (type as? any Persistible.Type).map { declared($0) } ?? .none
     }
 
     static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {

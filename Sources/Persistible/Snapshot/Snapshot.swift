@@ -74,7 +74,8 @@ extension Archive {
     }
 
     func keep(_ state: Snapshot<Value>) {
-        if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        guard let cacheKey else { return }
+        ArchiveCache.entries.withLock { $0[cacheKey] = ArchiveCache.Entry(state: state, decoder: decoder) }
     }
 
     /// The bytes and identity of the file at `path`, or `nil` if there is no file: every operation's one read.
@@ -135,7 +136,7 @@ enum ArchiveCache {
         var decoder: JSONDecoder
     }
 
-    private static let entries = Locked<[Key: Entry]>([:])
+    fileprivate static let entries = Locked<[Key: Entry]>([:])
 
     /// The key for an archive, or `nil` for a class type: handing the same instances to every caller would share
     /// mutable state between threads behind their backs.
@@ -152,10 +153,6 @@ enum ArchiveCache {
             else { return nil }
             return entry.state as? Snapshot<Value>
         }
-    }
-
-    static func store<Value>(_ state: Snapshot<Value>, for key: Key, decoder: JSONDecoder) {
-        entries.withLock { $0[key] = Entry(state: state, decoder: decoder) }
     }
 
     static func remove(path: String) {
@@ -177,8 +174,7 @@ enum RecordDecoding<Value> {
     case failure(VersionMismatch)
 }
 
-/// What decoding a record needs of the type's declarations, read once for all the records of a file: each read calls
-/// the type's `archiveDefaults` and `archiveMigrations` again.
+/// The type's declarations that decoding a record needs, read once a file since each read asks the type anew.
 struct RecordReading<Value: Codable> {
     /// The defaults to fill, unless the caller has filled them.
     var defaults: DefaultsObject?
