@@ -1,8 +1,8 @@
 import Foundation
 
 extension Archive {
-    /// Runs `body` holding the lock of the file at the end of the path's links, with that file; creates the directory
-    /// if needed. What is not a regular file is refused before the lock, so no lock file is made beside it, and under.
+    /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the
+    /// directory if needed. Anything but a regular file is refused before the lock, making no lock file, and under it.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         deleting: Bool = false,
