@@ -1,7 +1,5 @@
 import Foundation
 
-// MARK: - Archive
-
 /// One JSON file of `Value`s: the one place that decides *how* the operations and stores save *what* they describe.
 struct Archive<Value: Codable & Hashable> {
     let url: URL
@@ -39,14 +37,12 @@ struct Archive<Value: Codable & Hashable> {
     var scansStrictJSON: Bool { !decoder.allowsJSON5 }
 }
 
-extension Persistible where Self: Codable & Hashable {
+extension Persistible {
     /// The archive the type's requirements describe, after validating its file name.
-    static func archive() throws(PersistenceError) -> Archive<Self> {
+    static func archive() throws(PersistenceError) -> Archive<Self> where Self: Codable & Hashable {
         try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
     }
-}
 
-extension Persistible {
     /// The archive of `Value`s that the type's requirements describe, after validating its file name.
     static func archive<Value>(
         of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
@@ -58,10 +54,8 @@ extension Persistible {
         )
     }
 
-    /// Forgets what this process remembers of the file, freeing its memory; the next operation reads the file.
-    ///
-    /// There is never a need to call it for correctness: every operation checks the file before trusting what it
-    /// remembers. Call it to give memory back, for example after loading a large file once.
+    /// Forgets what this process remembers of the file (<doc:Guarantees#The-in-process-cache>), to give its memory
+    /// back, for example after loading a large file once; correctness never needs it.
     public static func clearArchiveCache() {
         ArchiveCache.remove(path: archiveUrl.path)
     }
@@ -81,8 +75,7 @@ extension Persistible {
         try validatedAddress().url
     }
 
-    /// The archive's URL and path, if ``fileName`` names a file whose name with `.json` fits every file written
-    /// beside it.
+    /// The archive's URL and path, if ``fileName`` names a file whose name fits every file written beside it.
     private static func validatedAddress() throws(PersistenceError) -> (url: URL, path: String) {
         let name = fileName
         let address = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
@@ -100,16 +93,11 @@ extension Persistible {
 }
 
 /// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
-/// its own.
-///
-/// The choice is scoped to the current task, its child tasks and the `Task { }`s it starts, so that tests running in
-/// parallel can each use their own temporary directory without changing global state. `Task.detached`, and threads
-/// started by other means (a `Thread`, a Dispatch queue), do not see it: call this function again inside them.
+/// its own, in the current task and the tasks it starts, but not in a `Task.detached` or another thread (see
+/// <doc:Concurrency#Give-threads-and-detached-tasks-their-directory-explicitly>).
 ///
 /// ```swift
-/// try withArchiveDirectory(temporaryDirectory) {
-///     try sam.saveToFile()
-/// }
+/// try withArchiveDirectory(temporaryDirectory) { try sam.saveToFile() }
 /// ```
 @discardableResult
 public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws -> Result) rethrows -> Result {
@@ -161,9 +149,8 @@ enum ArchiveLocation {
 
 // MARK: - Evolution
 
-/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads).
-///
-/// Read when a file is decoded, not when an archive is made: most operations decode nothing.
+/// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
+/// read when a file is decoded, not when an archive is made: most operations decode nothing.
 struct ArchiveEvolution<Value: Codable>: Sendable {
     private let declarations: (@Sendable () -> Declarations)?
     /// The encoding of a settings call's default value: it fills what a record still lacks after the declarations.
@@ -198,8 +185,7 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
 
     /// What `type` declares when it is ``Persistible``, looked up at run time so that generic code honors it too.
     static func declared(by type: Value.Type) -> Self {
-        guard let persistible = type as? any Persistible.Type else { return .none }
-        return declared(persistible)
+        (type as? any Persistible.Type).map { declared($0) } ?? .none
     }
 
     static func declared<Declaring: Persistible>(_ type: Declaring.Type) -> Self {

@@ -1,12 +1,8 @@
 import Foundation
 
-// MARK: - Write access
-
 extension Archive {
-    /// Runs `body` holding the file's lock, with the file to write; creates the directory if needed.
-    ///
-    /// Links are resolved first, so that every link shares the lock beside the real file. What is not a regular file
-    /// is refused before the lock is taken, so that no lock file is made beside it, and again under the lock.
+    /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the
+    /// directory if needed. Anything but a regular file is refused before the lock, making no lock file, and under it.
     func withWriteAccess<Result>(
         creatingDirectory: Bool = true,
         deleting: Bool = false,
@@ -92,9 +88,8 @@ extension PersistenceError {
 
 // MARK: - The file to write
 
-/// Replaces a file's contents all at once: readers and crashes see the old contents or the new, never a mixture (the
-/// steps are in `Commit/`). Writers hold the file's ``FileLock``, so the one temporary, `.<name>.persistible.tmp`, is
-/// only ever the holder's.
+/// The file a holder of its ``FileLock`` replaces all at once (the steps are in `Commit/`), which makes the one
+/// temporary, `.<name>.persistible.tmp`, only ever the holder's.
 struct AtomicFile {
     /// The file to replace, with symbolic links already resolved.
     let path: String
@@ -163,18 +158,12 @@ struct AtomicFile {
     /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that dead writers of version 0.1.0 left,
     /// holding the lock as well; only that exact pattern. Returns whether the directory was read and all removed.
     func removeTemporariesOfRelease010() -> Bool {
-        let prefix = ".\(name).persistible-"
+        let prefix = ".\(name).persistible-".utf8
         guard let names = FileSystem.names(inDirectory: directory) else { return false }
         var removedAll = true
-        for entry in names where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
-            let parts = entry.utf8.dropFirst(prefix.utf8.count).dropLast(4).split(
-                separator: UInt8(ascii: "-"), omittingEmptySubsequences: false
-            )
-            let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-            let isLetter = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isDigit),
-                parts[1].allSatisfy({ isDigit($0) || isLetter($0) })
-            else { continue }
+        for entry in names where entry.utf8.starts(with: prefix) {
+            let rest = Substring(entry.utf8.dropFirst(prefix.count))
+            guard rest.wholeMatch(of: /[0-9]+-[0-9a-z]+\.tmp/) != nil else { continue }
             removedAll = (try? FileSystem.remove(directory + "/" + entry)) != nil && removedAll
         }
         return removedAll

@@ -8,9 +8,9 @@ struct Snapshot<Value: Hashable> {
     }
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
-    var isSingleValue: Bool
+    var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
-    var valuesAreDecoded: Bool
+    var valuesAreDecoded = true
     /// Made by the first write that needs them (see ``WritePlan``).
     var members: Set<Value>?
     var index: IdentityIndex?
@@ -24,17 +24,14 @@ struct Snapshot<Value: Hashable> {
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    var storedCount: Int { values.count + unreadable.count }
-
     var contents: PersistenceData<Value> {
         isSingleValue ? .single(values[0]) : .array(values)
     }
 }
 
 extension Snapshot where Value: Codable {
-    /// Notes that the last `count` values were just written as `encoded`. To remember them `.decoded`, up to
-    /// ``Archive/decodedAfterWriteLimit`` are replaced by what decoding `encoded` gives, as a later read would;
-    /// more are kept as given.
+    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to
+    /// ``Archive/decodedAfterWriteLimit`` become what decoding `encoded` gives, as a later read would.
     mutating func noteWritten(
         _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
     ) {
@@ -77,7 +74,8 @@ extension Archive {
     }
 
     func keep(_ state: Snapshot<Value>) {
-        if let cacheKey { ArchiveCache.store(state, for: cacheKey, decoder: decoder) }
+        guard let cacheKey else { return }
+        ArchiveCache.entries.withLock { $0[cacheKey] = ArchiveCache.Entry(state: state, decoder: decoder) }
     }
 
     /// The bytes and identity of the file at `path`, or `nil` if there is no file: every operation's one read.
@@ -89,9 +87,8 @@ extension Archive {
         }
     }
 
-    /// The file at `path`, read and decoded, or `nil` if there is none. When it is `previous` with values appended,
-    /// as another process's save leaves it, only those are decoded. Apart from the cache checks, which it would slow
-    /// by some 5 µs in the unspecialized generic code that clients run.
+    /// The file at `path` decoded, or `nil` if there is none; of `previous` with values appended, only those. Apart
+    /// from the cache checks, which it would slow by some 5 µs in the unspecialized generic code that clients run.
     private func readFile(
         atPath path: String, after previous: consuming Snapshot<Value>?
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -99,44 +96,30 @@ extension Archive {
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
-            let decoded = try? decode(appended), case .array(let values) = decoded.contents, !values.isEmpty,
+            let decoded = try? decode(appended, identity: identity), !decoded.isSingleValue, !decoded.values.isEmpty,
             decoded.unreadable.isEmpty
         {
-            let storedCount = state.storedCount
+            let storedCount = state.values.count + state.unreadable.count
             state.identity = identity
             state.bytes = bytes
             state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
             state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
             let identity = state.index == nil ? nil : RecordIdentity<Value>()
-            for (offset, value) in values.enumerated() {
+            for (offset, value) in decoded.values.enumerated() {
                 state.members?.insert(value)
                 if let identity { state.index?.note(identity.of(value), at: state.values.count + offset) }
             }
-            state.values += values
+            state.values += decoded.values
             return state
         }
-        let decoded = try decode(bytes)
-        // Not `contents.values`, which would add PersistenceData.swift to the files a save runs.
-        let (values, isSingleValue): ([Value], Bool) = switch decoded.contents {
-        case .single(let value): ([value], true)
-        case .array(let values): (values, false)
-        }
-        return Snapshot(
-            identity: identity, bytes: bytes, values: values, isSingleValue: isSingleValue, valuesAreDecoded: true,
-            stale: decoded.stale, migrated: decoded.migrated, unreadable: decoded.unreadable
-        )
+        return try decode(bytes, identity: identity)
     }
 }
 
 // MARK: - Cache
 
-/// The last snapshot of each file in this process, so that an operation need not read and decode what the previous
-/// one knew.
-///
-/// An entry is used only while the file's identity (device, inode, size, modification time) is still the entry's,
-/// checked on every operation; writers check under the lock. Every save makes a new inode, so another writer's save
-/// makes the entry stale; when it only appended values, only those are decoded. An entry costs about the file's size
-/// plus the decoded values. Types opt out with ``Persistible/cachesArchive``.
+/// The last snapshot of each file in this process, used only while the file's identity is the snapshot's (see
+/// <doc:Guarantees#The-in-process-cache>).
 enum ArchiveCache {
     /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
     /// for each operation replaces its entry instead of adding one per decoder.
@@ -145,16 +128,15 @@ enum ArchiveCache {
         var type: ObjectIdentifier
     }
 
-    /// A snapshot, its type erased so that archives of every type share one table. Its arrays and data are
-    /// copy-on-write and only non-class values are stored (see `key(path:type:)`), so no reference is shared between
-    /// the threads that take copies.
+    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write and
+    /// class values are never stored (see `key(path:type:)`), so threads that take copies share no reference.
     struct Entry: @unchecked Sendable {
         var state: Any
         /// The decoder that made `state`; another may read the same bytes differently.
         var decoder: JSONDecoder
     }
 
-    private static let entries = Locked<[Key: Entry]>([:])
+    fileprivate static let entries = Locked<[Key: Entry]>([:])
 
     /// The key for an archive, or `nil` for a class type: handing the same instances to every caller would share
     /// mutable state between threads behind their backs.
@@ -173,16 +155,8 @@ enum ArchiveCache {
         }
     }
 
-    static func store<Value>(_ state: Snapshot<Value>, for key: Key, decoder: JSONDecoder) {
-        entries.withLock { $0[key] = Entry(state: state, decoder: decoder) }
-    }
-
     static func remove(path: String) {
-        entries.withLock { entries in
-            for key in entries.keys where key.path == path {
-                entries[key] = nil
-            }
-        }
+        entries.withLock { table in table = table.filter { $0.key.path != path } }
     }
 }
 
@@ -200,8 +174,7 @@ enum RecordDecoding<Value> {
     case failure(VersionMismatch)
 }
 
-/// What decoding a record needs of the type's declarations, read once for all the records of a file: each read calls
-/// the type's `archiveDefaults` and `archiveMigrations` again.
+/// The type's declarations that decoding a record needs, read once a file since each read asks the type anew.
 struct RecordReading<Value: Codable> {
     /// The defaults to fill, unless the caller has filled them.
     var defaults: DefaultsObject?
@@ -210,37 +183,34 @@ struct RecordReading<Value: Codable> {
     var fallback: DefaultsObject?
 }
 
-/// What a file's bytes decode to, and which records are stale, migrated or unreadable (see ``Snapshot``).
-struct DecodedArchive<Value> {
-    var contents: PersistenceData<Value>
-    var stale = IndexSet()
-    var migrated = IndexSet()
-    var unreadable = IndexSet()
-}
-
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
-    func decode(_ bytes: Data) throws(PersistenceError) -> DecodedArchive<Value> {
-        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes) {
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution; `identity`
+    /// is the file's, for a snapshot to keep (a salvage keeps none).
+    func decode(
+        _ bytes: Data, identity: FileIdentity = FileIdentity(stat())
+    ) throws(PersistenceError) -> Snapshot<Value> {
+        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
             return decoded
         }
         // The first byte says which to try first, so that an array is decoded once. The other is tried too before
         // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
-            return opensArray
-                ? DecodedArchive(contents: .array(try decoder.decode([Value].self, from: bytes)))
-                : DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+            if opensArray {
+                return Snapshot(identity: identity, bytes: bytes, values: try decoder.decode([Value].self, from: bytes))
+            }
+            let value = try decoder.decode(Value.self, from: bytes)
+            return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
-            if opensArray, let single = try decodeSingle(bytes, arrayDecode: { throw error }) {
+            if opensArray, let single = try decodeSingle(bytes, identity: identity, arrayDecode: { throw error }) {
                 return single
             }
             if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
-                return DecodedArchive(contents: .array(values))
+                return Snapshot(identity: identity, bytes: bytes, values: values)
             }
             // Only now, so that a file whose records all decode pays nothing for those that might not.
             if opensArray, evolution.isEmpty, evolution.skipsUnreadable, scansStrictJSON,
-                let decoded = try decodeRecords(in: bytes)
+                let decoded = try decodeRecords(in: bytes, identity: identity)
             {
                 return decoded
             }
@@ -248,16 +218,15 @@ extension Archive {
         }
     }
 
-    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do not
-    /// decode as one.
-    ///
-    /// - Throws: The error of decoding one value where it is the one to report: the array's first element is the
-    ///   wrong kind of value, and for `[1,2]` and a type of three numbers, the number missing at `[2]` says more.
+    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do
+    /// not. Throws that error when the array's first element is the wrong kind of value, where it says more: for
+    /// `[1,2]` and a type of three numbers, the number missing at `[2]`.
     private func decodeSingle(
-        _ bytes: Data, arrayDecode: () throws -> Void
-    ) throws(PersistenceError) -> DecodedArchive<Value>? {
+        _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
+    ) throws(PersistenceError) -> Snapshot<Value>? {
         do {
-            return DecodedArchive(contents: .single(try decoder.decode(Value.self, from: bytes)))
+            let value = try decoder.decode(Value.self, from: bytes)
+            return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
             guard error is DecodingError,
                 case .failure(DecodingError.typeMismatch(_, let context)) = Result(catching: arrayDecode),
@@ -270,26 +239,27 @@ extension Archive {
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
     /// JSON, which the plain decoder then judges.
-    private func decodeRecords(in bytes: Data) throws(PersistenceError) -> DecodedArchive<Value>? {
+    private func decodeRecords(in bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
-                let decoded = try decodeArray(bytes, records: ranges)
+                let decoded = try decodeArray(bytes, records: ranges, identity: identity)
                 // A value whose own encoding is an array, rather than records of another version.
                 if !decoded.unreadable.isEmpty, let single = try? decoder.decode(Value.self, from: bytes) {
-                    return DecodedArchive(contents: .single(single))
+                    return Snapshot(identity: identity, bytes: bytes, values: [single], isSingleValue: true)
                 }
                 return decoded
             } catch {
                 let arrayDecode = { _ = try decoder.decode([Value].self, from: bytes) }
-                if let single = try decodeSingle(bytes, arrayDecode: arrayDecode) { return single }
+                if let single = try decodeSingle(bytes, identity: identity, arrayDecode: arrayDecode) { return single }
                 throw error
             }
         }
         guard let range = JSONScanner.valueRange(of: bytes) else { return nil }
         switch decodeRecord(bytes, at: range, reading: recordReading(), index: nil) {
         case .success(let (value, origin)):
-            return DecodedArchive(
-                contents: .single(value), stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
+            return Snapshot(
+                identity: identity, bytes: bytes, values: [value], isSingleValue: true,
+                stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
                 migrated: origin == .migrated ? IndexSet(integer: 0) : IndexSet()
             )
         case .failure(let mismatch):
@@ -313,24 +283,21 @@ extension Archive {
 
     /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
     /// that needed a default may be an older type's; else one at a time.
-    func decodeArray(_ bytes: Data, records ranges: [Range<Int>]) throws(PersistenceError) -> DecodedArchive<Value> {
-        var source = bytes
-        var filledRanges = ranges
-        var stale = IndexSet()
-        if let defaults = defaultsObject() {
-            (source, filledRanges, stale) = defaults.fill(bytes, records: ranges)
-        }
+    private func decodeArray(
+        _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
+    ) throws(PersistenceError) -> Snapshot<Value> {
+        let (source, filledRanges, lacking) = defaultsObject()?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        var stale = lacking
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
         if stale.isEmpty || evolution.migrations.isEmpty {
-            let failure: any Error
             do {
-                return DecodedArchive(contents: .array(try decoder.decode([Value].self, from: source)), stale: stale)
+                let values = try decoder.decode([Value].self, from: source)
+                return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
+            } catch where evolution.migrations.isEmpty && !evolution.skipsUnreadable {
+                throw unreadable(error, bytes: source)
             } catch {
-                failure = error
-            }
-            guard !evolution.migrations.isEmpty || evolution.skipsUnreadable else {
-                throw unreadable(failure, bytes: source)
+                // Some records may be another version's, or skipped: read one at a time below.
             }
         }
         var values: [Value] = []
@@ -356,30 +323,32 @@ extension Archive {
                 stale.remove(index)
             }
         }
-        return DecodedArchive(contents: .array(values), stale: stale, migrated: migrated, unreadable: unreadable)
+        return Snapshot(
+            identity: identity, bytes: bytes, values: values, stale: stale, migrated: migrated, unreadable: unreadable
+        )
     }
 
-    /// Decodes one record, and says where its value came from; `filled` is the record with its defaults filled
-    /// already, when that gained it a key.
+    /// Decodes one record and says where its value came from; `filled` is the record with the defaults it lacked.
     ///
     /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
-    /// a key as each older type first, then as the current type with its defaults filled, so that a default never
-    /// stands in for what an older type reads. A settings call's default value fills last, one key at a time.
+    /// a key as each older type first, then as the current type filled, so that a default never stands in for what
+    /// an older type reads. A settings call's default value fills last, one key at a time.
     func decodeRecord(
         _ bytes: Data, at range: Range<Int>, reading: RecordReading<Value>, index: Int?, filled: Data? = nil
     ) -> RecordDecoding<Value> {
         let raw = bytes[offsets: range]
         let filled = filled ?? reading.defaults?.filled(raw)
-        var current = filled ?? raw
         let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
-        if filled == nil {
+        func decodeCurrent(_ record: Data) -> Value? {
             do {
-                return .success((try decoder.decode(Value.self, from: raw), .stored))
+                return try decoder.decode(Value.self, from: record)
             } catch {
                 currentFailure = error
+                return nil
             }
         }
+        if filled == nil, let value = decodeCurrent(raw) { return .success((value, .stored)) }
         var attempts: [VersionMismatch.Attempt] = []
         for migration in reading.migrations {
             do {
@@ -391,26 +360,15 @@ extension Archive {
                 )
             }
         }
-        if let filled {
-            do {
-                return .success((try decoder.decode(Value.self, from: filled), .filled))
-            } catch {
-                currentFailure = error
-            }
-        }
+        var current = filled ?? raw
+        if filled != nil, let value = decodeCurrent(current) { return .success((value, .filled)) }
         // One key at a time, as the decoder asks: a key it can do without, such as an optional, stays missing.
-        if let fallback = reading.fallback {
-            while case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
-                let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?
-                    .filled(current)
-            {
-                current = next
-                do {
-                    return .success((try decoder.decode(Value.self, from: current), .filled))
-                } catch {
-                    currentFailure = error
-                }
-            }
+        while let fallback = reading.fallback,
+            case .keyNotFound(let key, let context)? = currentFailure as? DecodingError,
+            let next = fallback.only(at: context.codingPath.map(\.stringValue) + [key.stringValue])?.filled(current)
+        {
+            current = next
+            if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
         let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
         attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
