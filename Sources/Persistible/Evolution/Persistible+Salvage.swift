@@ -39,8 +39,8 @@ extension Persistible where Self: Codable & Hashable {
 
 extension Archive {
     func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
-        guard let (bytes, _) = try contents(atPath: path) else { throw failure(.fileNotFound) }
-        if let decoded = try? decode(bytes) {
+        guard let (bytes, identity) = try contents(atPath: path) else { throw failure(.fileNotFound) }
+        if let decoded = try? decode(bytes, identity: identity) {
             return SalvagedRecords(
                 values: decoded.contents.values, unreadable: unreadableRecords(at: decoded.unreadable, in: bytes)
             )
@@ -109,10 +109,10 @@ extension Archive {
         do {
             return try withWriteAccess(creatingDirectory: false) { file in
                 ArchiveCache.remove(path: path)
-                guard try file.kind() != nil else { throw failure(.fileNotFound) }
+                guard try FileSystem.entryStatus(file.path) != nil else { throw failure(.fileNotFound) }
                 // Only a word for the name: a file too large, or not readable by this user, is still moved, since
                 // a rename needs nothing but write access to the directory.
-                let decodes = (try? contents(atPath: file.path))?.flatMap { try? decode($0.0) } != nil
+                let decodes = (try? contents(atPath: file.path))?.flatMap { try? decode($0.0, identity: $0.1) } != nil
                 let why = decodes ? "moved-aside" : "unreadable"
                 let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
                 let directory = (file.path as NSString).deletingLastPathComponent

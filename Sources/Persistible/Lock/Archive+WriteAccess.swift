@@ -20,7 +20,7 @@ extension Archive {
                     timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
                 ) { directoryOwnership in
                     // One status serves the check and the cache: a regular file's is its identity.
-                    let status = try file.status()
+                    let status = try FileSystem.entryStatus(file.path)
                     try refuseSpecial(status.map(AtomicFile.Kind.init), deleting: deleting)
                     var file = file
                     file.directoryOwnership = directoryOwnership
@@ -144,15 +144,6 @@ struct AtomicFile {
             default: self = .special
             }
         }
-    }
-
-    func kind() throws -> Kind? {
-        try status().map(Kind.init)
-    }
-
-    /// The status of what is at the path, not following a link; `nil` if nothing is there.
-    func status() throws -> stat? {
-        try FileSystem.entryStatus(path)
     }
 
     /// Removes the temporaries, `.<name>.persistible-<pid>-<random>.tmp`, that dead writers of version 0.1.0 left,

@@ -184,11 +184,9 @@ struct RecordReading<Value: Codable> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution; `identity`
-    /// is the file's, for a snapshot to keep (a salvage keeps none).
-    func decode(
-        _ bytes: Data, identity: FileIdentity = FileIdentity(stat())
-    ) throws(PersistenceError) -> Snapshot<Value> {
+    /// Decodes a file's bytes, whose identity is `identity`, as a `Value` or a `[Value]`, whichever they hold, with the
+    /// type's evolution.
+    func decode(_ bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value> {
         if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
             return decoded
         }
