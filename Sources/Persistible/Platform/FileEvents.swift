@@ -6,7 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One entry to watch: a name in a directory.
 struct WatchTarget: Hashable, Sendable {
     var directory: String
     var name: String

@@ -60,7 +60,6 @@ extension TaskLocal<SystemCalls.Reference> {
     }
 }
 
-/// Runs a system call again for as long as a signal interrupts it.
 @inline(__always)
 func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
@@ -97,7 +96,6 @@ struct SystemError: Error {
         throw last(operation, phase)
     }
 
-    /// The system's description of error number `code`, such as "No such file or directory".
     static func message(for code: Int32) -> String {
         String(cString: strerror(code))
     }
@@ -188,8 +186,7 @@ extension SystemCalls {
                 errno = ENOSYS
                 return -1
             }
-            let noReplace: UInt32 = 1
-            return renameat2(AT_FDCWD, from, AT_FDCWD, to, noReplace)
+            return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1)  // RENAME_NOREPLACE
             #elseif canImport(Darwin)
             return renamex_np(from, to, UInt32(RENAME_EXCL))
             #else
