@@ -51,9 +51,7 @@ struct JSONArraySplice {
         var comma = bytes.index(bytes.startIndex, offsetBy: shared)
         while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
         guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }
-        var appended = Data([open])
-        appended.append(bytes[bytes.index(after: comma)...])
-        return appended
+        return Data([open]) + bytes[bytes.index(after: comma)...]
     }
 
     /// The last byte but whitespace before the `]` that closes the array in `bytes` (the end of the last element, a

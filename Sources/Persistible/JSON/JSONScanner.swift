@@ -1,8 +1,7 @@
 import Foundation
 
-/// Where values lie in strict UTF-8 JSON, after an optional byte order mark, found without decoding them or an
-/// allocation per value; anything else gives `nil`, for the decoder or ``StrictJSON``. Offsets count from the first
-/// byte scanned.
+/// Where values lie in strict UTF-8 JSON (a byte order mark aside), found without decoding or allocating per value;
+/// other bytes give `nil`, for the decoder or ``StrictJSON``. Offsets count from the first byte scanned.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0

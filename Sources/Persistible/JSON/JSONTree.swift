@@ -30,7 +30,6 @@ indirect enum JSONTree {
         return members.first { $0.key == key }?.value
     }
 
-    /// The value under the keys of `path`, one object inside another.
     func node(at path: [String]) -> JSONTree? {
         path.reduce(self) { $0?.member($1) }
     }

@@ -154,8 +154,7 @@ private final class Inotify: Sendable {
 
     private let state = Locked(State())
 
-    /// Entries created, deleted, renamed, changed in mode, or written and closed (a file written in place is read
-    /// once whole), and the directory's own end.
+    /// A file written in place is read once it is closed (`IN_CLOSE_WRITE`), whole, not at each write.
     private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
             | IN_MOVE_SELF

@@ -321,13 +321,12 @@ struct FileLock {
 
 // MARK: - Reading
 
-/// Reads a whole file and the identity of exactly the version it read.
 enum FileReader {
     /// 1 GiB: a value is held in memory several times over, and a failed allocation traps.
     static let sizeLimit: Int64 = 1 << 30
 
-    /// The file's bytes and identity, or `nil` if there is no file; opened without blocking, so that a FIFO or a
-    /// device is refused (a ``SystemError``) rather than waited on.
+    /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
+    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
         guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
         defer { file.closeQuietly() }
@@ -480,8 +479,7 @@ enum FileClone {
 
 // MARK: - Status
 
-/// What tells one version of a file from another without reading it: a save renames a new file into place, a new
-/// inode; an editor that rewrites it in place changes its size or modification time, kept to the nanosecond.
+/// What tells one version of a file from another without reading it (<doc:Guarantees#The-in-process-cache>).
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
