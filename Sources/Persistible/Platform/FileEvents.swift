@@ -146,7 +146,6 @@ private final class Inotify: Sendable {
         var descriptor: Int32 = -1
         /// By watch descriptor; the kernel gives one directory the same one however often it is added.
         var directories: [Int32: [Subscription: Subscriber]] = [:]
-        var directoryOf: [Subscription: Int32] = [:]
         /// Subscriptions whose directory was deleted or moved: their watch is gone and they must subscribe again.
         var lost: Set<Subscription> = []
         var next: Subscription = 0
@@ -185,7 +184,6 @@ private final class Inotify: Sendable {
             state.next += 1
             let subscription = state.next
             state.directories[watch, default: [:]][subscription] = (name, notify)
-            state.directoryOf[subscription] = watch
             return subscription
         }
     }
@@ -198,7 +196,7 @@ private final class Inotify: Sendable {
     func unsubscribe(_ subscription: Subscription) {
         state.withLock { state in
             state.lost.remove(subscription)
-            guard let watch = state.directoryOf.removeValue(forKey: subscription) else { return }
+            guard let watch = state.directories.first(where: { $0.value[subscription] != nil })?.key else { return }
             state.directories[watch]?[subscription] = nil
             if state.directories[watch]?.isEmpty == true {
                 state.directories[watch] = nil
@@ -264,10 +262,7 @@ private final class Inotify: Sendable {
                 }
                 if ended {
                     // The watch now follows a directory that is no longer at its path, or is gone already.
-                    for id in directory.keys {
-                        state.lost.insert(id)
-                        state.directoryOf[id] = nil
-                    }
+                    state.lost.formUnion(directory.keys)
                     state.directories[watch] = nil
                     if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, watch) }
                 }
