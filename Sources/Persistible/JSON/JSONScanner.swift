@@ -90,11 +90,9 @@ struct JSONScanner {
 
         private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
             guard let byte = rest.first else { return "the end of the file" }
+            let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
+            if let name = names[Int(byte)] { return name }
             switch byte {
-            case 0x20: return "a space"
-            case 0x0A: return "a line break"
-            case 0x0D: return "a carriage return"
-            case 0x09: return "a tab"
             case 0..<0x20, 0x7F: return "the control character U+\(String(format: "%04X", byte))"
             case 0x80...:
                 var iterator = rest.makeIterator()
