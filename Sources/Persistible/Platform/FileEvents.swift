@@ -13,9 +13,8 @@ struct WatchTarget: Hashable, Sendable {
     var path: String { (directory as NSString).appendingPathComponent(name) }
 }
 
-/// The platform's notifications of changes to named entries of directories: inotify on Linux, dispatch sources
-/// (kqueue) on Apple platforms, which also watch the last target's file, since a directory's events leave out
-/// writes into its files. Directories are watched because a save replaces the file and its inode.
+/// Notifications of changes to named entries of directories, as a save replaces a file and its inode: inotify on
+/// Linux, dispatch sources (kqueue) on Apple platforms, which also watch the last target's file.
 final class FileEvents: Sendable {
     private let notify: @Sendable () -> Void
     private let state = Locked(State())

@@ -436,10 +436,9 @@ enum FileClone {
     #endif
 
     /// How many bytes at the start of `source` to share: the whole blocks before `length`, less the small extents
-    /// at their end. A clone costs a step per extent, and appends would leave one each, so the extent before the
-    /// blocks to write is written again with them while shorter: as in a binary counter, extents then halve from
-    /// the file's start to its end. A file in more than ``extentLimit`` extents under 64 KiB on average is written
-    /// whole, which makes it whole; larger extents (compressed in 128 KiB) are shared, as writing would not help.
+    /// at their end. A clone costs a step per extent and each append leaves one, so the extent before the blocks to
+    /// write is rewritten with them while shorter (extents then halve to the end, as in a binary counter). A file in
+    /// over ``extentLimit`` extents under 64 KiB on average is written whole; larger (compressed: 128 KiB) are shared.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
