@@ -470,7 +470,7 @@ extension AtomicFile {
 
     /// Removes the temporary a writer left when it died, if any; a failure costs disk space, not data.
     func removeAbandonedTemporary() {
-        FileSystem.removeQuietly(temporary)
+        _ = try? FileSystem.remove(temporary)
     }
 
     /// Replaces the file's contents with `bytes`, ended with a newline, and returns the new file's identity; the first
@@ -517,7 +517,7 @@ extension AtomicFile {
             try FileSystem.rename(temporary, to: path)
         } catch {
             if closed == nil { file.closeQuietly() }
-            FileSystem.removeQuietly(temporary)
+            _ = try? FileSystem.remove(temporary)
             throw error
         }
         // A flushed file's identity is read after the rename, from the open file so that it is this file's: reading

@@ -1,10 +1,8 @@
 import Foundation
 
-/// Appends encoded values to an encoded JSON array without decoding or re-encoding what it already holds.
-///
-/// With the package's pretty-printed format, appending `[c]` to `[a, b]` gives exactly the bytes that encoding
-/// `[a, b, c]` would, with the final newline the package ends a file with; with any other valid array it gives
-/// valid JSON with the same values.
+/// Appends encoded values to an encoded JSON array without decoding or re-encoding what it holds: in the package's
+/// pretty-printed format, `[c]` appended to `[a, b]` gives the bytes of `[a, b, c]` and the file's final newline;
+/// with any other valid array, valid JSON with the same values.
 struct JSONArraySplice {
     private let prettyPrinted: Bool
 
@@ -53,9 +51,7 @@ struct JSONArraySplice {
         var comma = bytes.index(bytes.startIndex, offsetBy: shared)
         while comma < bytes.endIndex, isJSONWhitespace(bytes[comma]) { comma += 1 }
         guard comma < bytes.endIndex, bytes[comma] == UInt8(ascii: ",") else { return nil }
-        var appended = Data([open])
-        appended.append(bytes[bytes.index(after: comma)...])
-        return appended
+        return Data([open]) + bytes[bytes.index(after: comma)...]
     }
 
     /// The last byte but whitespace before the `]` that closes the array in `bytes` (the end of the last element, a
@@ -69,7 +65,6 @@ struct JSONArraySplice {
     }
 }
 
-/// Whether `byte` is one of the four characters JSON allows between tokens.
 func isJSONWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
 }

@@ -1,10 +1,7 @@
 import Foundation
 
-/// The package's one reader of JSON's structure: where values lie in UTF-8 JSON, found without decoding them.
-///
-/// Record ranges cost no allocation per value; a `JSONTree` is read by the same walk. The grammar is strict JSON in
-/// UTF-8 after an optional byte order mark; anything else returns `nil`, and the caller falls back to the decoder or
-/// to `StrictJSON`. Offsets count from the first byte of the scanned bytes.
+/// Where values lie in strict UTF-8 JSON (a byte order mark aside), found without decoding or allocating per value;
+/// other bytes give `nil`, for the decoder or ``StrictJSON``. Offsets count from the first byte scanned.
 struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -48,13 +45,8 @@ struct JSONScanner {
     }
 
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
-    /// bytes between them, in stored order.
-    ///
-    /// A record is a value followed by a `,`, by the `]` that ends the data, or by the end of the data if it is not a
-    /// number (which a cut could have shortened). After damage, reading resumes at a value that starts a line indented
-    /// as the records' lines are (a string holds no line break), or else at one from which the records read on to
-    /// the final `]`, as no value nested in a damaged record does. A value followed by one stray byte and then a
-    /// record (a lost `,`) is whole; anything more makes it part of the damage.
+    /// bytes between them, in stored order, by the rules of <doc:ModelEvolution#Salvage-and-move-aside>. A value
+    /// followed by one stray byte and then a record (a lost `,`) is whole; anything more makes it part of the damage.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(buffer)
@@ -98,11 +90,9 @@ struct JSONScanner {
 
         private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
             guard let byte = rest.first else { return "the end of the file" }
+            let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
+            if let name = names[Int(byte)] { return name }
             switch byte {
-            case 0x20: return "a space"
-            case 0x0A: return "a line break"
-            case 0x0D: return "a carriage return"
-            case 0x09: return "a tab"
             case 0..<0x20, 0x7F: return "the control character U+\(String(format: "%04X", byte))"
             case 0x80...:
                 var iterator = rest.makeIterator()
@@ -136,8 +126,7 @@ struct JSONScanner {
         case utf8 = "UTF-8 text"
     }
 
-    /// The range of the one value that `data` holds, without the whitespace around it, or `nil` if it holds no
-    /// single JSON value.
+    /// The range of the one value that `data` holds, whitespace aside; `nil` if it holds no single JSON value.
     static func valueRange(of data: Data) -> Range<Int>? {
         reading(data) { $0.value() }
     }
@@ -177,8 +166,7 @@ struct JSONScanner {
         }
     }
 
-    /// Calls `body` with the members of the object at `range` of `buffer`, without making an array of them;
-    /// `false` if the bytes there are not an object.
+    /// Calls `body` with each member of the object at `range`, without an array of them; `false` if none is there.
     static func forEachMember(
         in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
     ) -> Bool {
@@ -215,7 +203,6 @@ struct JSONScanner {
         return SyntaxError(at: offset, expected: expected, in: bytes)
     }
 
-    /// The first place where the bytes are not one JSON value in UTF-8.
     private mutating func firstError() -> SyntaxError? {
         skipByteOrderMark()
         skipWhitespace()

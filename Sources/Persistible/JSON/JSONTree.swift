@@ -1,8 +1,7 @@
 import Foundation
 
-/// A JSON value as the ranges of its parts in its bytes (keys read, scalars left as bytes), for what works on a
-/// record's parts: unknown keys, comparison, re-encoding. The bytes are kept beside the tree, so that a tree of a
-/// slice of a large file copies nothing; ranges count from their first byte.
+/// A JSON value as the ranges of its parts (keys read, scalars left as bytes), for unknown keys, comparison and
+/// re-encoding; its bytes are kept beside it, so that a tree of a slice of a large file copies nothing.
 indirect enum JSONTree {
     case object([Member], Range<Int>)
     case array([JSONTree], Range<Int>)
@@ -31,7 +30,6 @@ indirect enum JSONTree {
         return members.first { $0.key == key }?.value
     }
 
-    /// The value under the keys of `path`, one object inside another.
     func node(at path: [String]) -> JSONTree? {
         path.reduce(self) { $0?.member($1) }
     }

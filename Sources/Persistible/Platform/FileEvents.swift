@@ -6,7 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One entry to watch: a name in a directory.
 struct WatchTarget: Hashable, Sendable {
     var directory: String
     var name: String
@@ -14,9 +13,8 @@ struct WatchTarget: Hashable, Sendable {
     var path: String { (directory as NSString).appendingPathComponent(name) }
 }
 
-/// The platform's notifications of changes to named entries of directories: inotify on Linux, dispatch sources
-/// (kqueue) on Apple platforms, which also watch the last target's file, since a directory's events leave out
-/// writes into its files. Directories are watched because a save replaces the file and its inode.
+/// Notifications of changes to named entries of directories, as a save replaces a file and its inode: inotify on
+/// Linux, dispatch sources (kqueue) on Apple platforms, which also watch the last target's file.
 final class FileEvents: Sendable {
     private let notify: @Sendable () -> Void
     private let state = Locked(State())
@@ -147,7 +145,6 @@ private final class Inotify: Sendable {
         var descriptor: Int32 = -1
         /// By watch descriptor; the kernel gives one directory the same one however often it is added.
         var directories: [Int32: [Subscription: Subscriber]] = [:]
-        var directoryOf: [Subscription: Int32] = [:]
         /// Subscriptions whose directory was deleted or moved: their watch is gone and they must subscribe again.
         var lost: Set<Subscription> = []
         var next: Subscription = 0
@@ -155,8 +152,7 @@ private final class Inotify: Sendable {
 
     private let state = Locked(State())
 
-    /// Entries created, deleted, renamed, changed in mode, or written and closed (a file written in place is read
-    /// once whole), and the directory's own end.
+    /// A file written in place is read once it is closed (`IN_CLOSE_WRITE`), whole, not at each write.
     private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
             | IN_MOVE_SELF
@@ -187,7 +183,6 @@ private final class Inotify: Sendable {
             state.next += 1
             let subscription = state.next
             state.directories[watch, default: [:]][subscription] = (name, notify)
-            state.directoryOf[subscription] = watch
             return subscription
         }
     }
@@ -200,7 +195,7 @@ private final class Inotify: Sendable {
     func unsubscribe(_ subscription: Subscription) {
         state.withLock { state in
             state.lost.remove(subscription)
-            guard let watch = state.directoryOf.removeValue(forKey: subscription) else { return }
+            guard let watch = state.directories.first(where: { $0.value[subscription] != nil })?.key else { return }
             state.directories[watch]?[subscription] = nil
             if state.directories[watch]?.isEmpty == true {
                 state.directories[watch] = nil
@@ -266,10 +261,7 @@ private final class Inotify: Sendable {
                 }
                 if ended {
                     // The watch now follows a directory that is no longer at its path, or is gone already.
-                    for id in directory.keys {
-                        state.lost.insert(id)
-                        state.directoryOf[id] = nil
-                    }
+                    state.lost.formUnion(directory.keys)
                     state.directories[watch] = nil
                     if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, watch) }
                 }

@@ -2,8 +2,7 @@ import Foundation
 
 // MARK: - Open files
 
-/// A file or directory open on a descriptor, and the calls made on it; each failure throws a ``SystemError`` that
-/// names the call, for a write unless said otherwise.
+/// An open file or directory; each failed call throws a ``SystemError`` naming it, in the write phase unless told.
 struct OpenFile {
     let descriptor: Int32
     let system: SystemCalls.Reference
@@ -119,11 +118,6 @@ enum FileSystem {
         try SystemError.check(SystemCalls.current.calls.unlink(path), operation, tolerating: ENOENT)
     }
 
-    /// Removes the entry at `path` where nothing depends on it: a leftover costs disk space, not data.
-    static func removeQuietly(_ path: String) {
-        _ = SystemCalls.current.calls.unlink(path)
-    }
-
     static func names(inDirectory path: String) -> [String]? {
         SystemCalls.current.calls.directoryEntries(path)
     }
@@ -133,11 +127,9 @@ enum FileSystem {
     static var effectiveGroup: gid_t { getegid() }
 }
 
-/// Gives a file a new name in its directory without ever replacing a file that has that name already.
 enum FileRename {
-    /// Renames the file at `path` to the first of `candidates` that names no file, and returns it; where the system
-    /// cannot rename without replacing, by `link`, which fails on a taken name, then `unlink`. After a failed `link`
-    /// or `unlink` the file keeps its name; after ``SystemError/directoryFlush`` it has the new one.
+    /// Renames `path` to the first of `candidates` that names no file, never replacing one, and returns it; by `link`
+    /// and `unlink` where the system cannot. A failure leaves the old name, unless ``SystemError/directoryFlush``.
     static func renameWithoutReplacing(
         _ path: String, to candidates: some Sequence<String>, durability: Durability
     ) throws -> String {
@@ -202,16 +194,10 @@ enum Directory {
 
 // MARK: - Locks
 
-/// An exclusive lock that serializes the writers of one file, across threads and processes.
-///
-/// It locks a sibling file, `<name>.lock`, never the data file, which a save renames a new file over, and never
-/// deletes it, which would let a third writer lock a new file beside one that waits on the old. Its length is 0
-/// where writers of 0.1.0, which could leave temporaries, may have used it, and 1 once those are removed. `flock`
-/// belongs to the open file description, opened by each acquisition: threads exclude each other as processes do,
-/// closing another descriptor keeps the lock (both unlike `F_SETLK`), and the process's end releases it.
+/// The `flock` on `<name>.lock` that serializes the writers of one file: why a sibling, never deleted, opened anew
+/// by each acquisition, is in <doc:Guarantees#Locking>; unlike `F_SETLK`, closing another descriptor keeps it.
 struct FileLock {
     let path: String
-    /// Holds the lock file and the file it protects.
     let directory: String
 
     init(protecting dataPath: String, in directory: String) {
@@ -224,12 +210,9 @@ struct FileLock {
         var processID: Int32?
     }
 
-    /// Runs `body`, given the directory's ownership if the lock could read it, while holding the lock; waits at
-    /// most `timeout` (`nil`: as long as it takes), so never call it from the cooperative pool.
-    /// `removeLeftoversOf010` removes what writers of 0.1.0 left, saying whether all of it went: it runs under the
-    /// lock until it does, then never again for this lock file.
-    ///
-    /// - Throws: ``SystemError`` if the lock file cannot be opened or locked; ``Held`` when the wait ran out.
+    /// Runs `body` under the lock, given the directory's ownership if read, after a wait of at most `timeout` (so
+    /// never on the cooperative pool); `removeLeftoversOf010` runs under it until it says all is gone (the lock
+    /// file's length goes from 0 to 1). Throws ``SystemError``, or ``Held`` when the wait ran out.
     func withLock<Result>(
         timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
     ) throws -> Result {
@@ -245,18 +228,15 @@ struct FileLock {
         return try body(directory)
     }
 
-    /// Opens the lock file, creating it if needed: root gives one it makes to the directory's owner, so that a root
-    /// process saving in a user's directory does not lock the user out; ``inspect(_:_:)`` sets its mode.
+    /// Opens the lock file, making it if needed (then O_EXCL tells who made it, and a loser opens the winner's)
+    /// with the directory's owner if root makes it; ``inspect(_:_:)`` sets its mode.
     private func open(_ system: SystemCalls.Reference) throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        // Usually the lock file exists; a writer that makes it knows so by O_EXCL, and one that loses the race to
-        // make it opens the winner's.
         var descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                // No writer of 0.1.0 held this new lock, so none left a temporary (for one running beside this
-                // version, see the Guarantees). Failures leave the lock file as made, which is no worse.
+                // No writer of 0.1.0 held this new lock; a failure leaves the lock file as made, no worse.
                 _ = system.calls.ftruncate(descriptor, 1)
                 if let directory = system.calls.ownership(-1, self.directory) {
                     _ = FileSystem.effectiveUser == 0
@@ -271,9 +251,8 @@ struct FileLock {
         return descriptor
     }
 
-    /// Checks the locked file and gives it the mode that lets exactly those who may write the directory, and so
-    /// replace the data file, take it, whatever the creator's umask; returns the directory's ownership and the
-    /// lock file's length.
+    /// Checks the locked file, gives it the mode of <doc:Guarantees#Locking> whatever the creator's umask, and
+    /// returns the directory's ownership and the lock file's length.
     private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
         var status = stat()
         try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
@@ -283,8 +262,7 @@ struct FileLock {
         // Read without its times: the save changes the directory next (see FileOwnership).
         let length = Int(status.st_size)
         guard let directory = system.calls.ownership(-1, self.directory) else { return (nil, length) }
-        // A lock file made before its directory was shared is brought in line by its owner; a failure leaves it as
-        // it was, which is no worse.
+        // Only its owner or root can bring the mode in line; a failure leaves it as it was, no worse.
         let mode = (directory.mode & 0o222) * 3
         if status.st_mode & 0o7777 != mode {
             let user = FileSystem.effectiveUser
@@ -343,13 +321,12 @@ struct FileLock {
 
 // MARK: - Reading
 
-/// Reads a whole file and the identity of exactly the version it read.
 enum FileReader {
     /// 1 GiB: a value is held in memory several times over, and a failed allocation traps.
     static let sizeLimit: Int64 = 1 << 30
 
-    /// The file's bytes and identity, or `nil` if there is no file; opened without blocking, so that a FIFO or a
-    /// device is refused (a ``SystemError``) rather than waited on.
+    /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
+    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
         guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
         defer { file.closeQuietly() }
@@ -459,10 +436,9 @@ enum FileClone {
     #endif
 
     /// How many bytes at the start of `source` to share: the whole blocks before `length`, less the small extents
-    /// at their end. A clone costs a step per extent, and appends would leave one each, so the extent before the
-    /// blocks to write is written again with them while shorter: as in a binary counter, extents then halve from
-    /// the file's start to its end. A file in more than ``extentLimit`` extents under 64 KiB on average is written
-    /// whole, which makes it whole; larger extents (compressed in 128 KiB) are shared, as writing would not help.
+    /// at their end. A clone costs a step per extent and each append leaves one, so the extent before the blocks to
+    /// write is rewritten with them while shorter (extents then halve to the end, as in a binary counter). A file in
+    /// over ``extentLimit`` extents under 64 KiB on average is written whole; larger (compressed: 128 KiB) are shared.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
         var shared = length / blockSize * blockSize
         guard shared > 0 else { return 0 }
@@ -502,8 +478,7 @@ enum FileClone {
 
 // MARK: - Status
 
-/// What tells one version of a file from another without reading it: a save renames a new file into place, a new
-/// inode; an editor that rewrites it in place changes its size or modification time, kept to the nanosecond.
+/// What tells one version of a file from another without reading it (<doc:Guarantees#The-in-process-cache>).
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
@@ -549,7 +524,6 @@ extension stat {
         UInt64(truncatingIfNeeded: st_dev)
     }
 
-    /// The modification and status-change times, each as seconds and nanoseconds.
     var times: (modified: (Int64, Int64), changed: (Int64, Int64)) {
         #if canImport(Darwin)
         let (modified, changed) = (st_mtimespec, st_ctimespec)

@@ -50,14 +50,9 @@ enum PlatformDirectory {
         case .configuration: (variable, fallback) = ("XDG_CONFIG_HOME", ".config")
         case .caches: (variable, fallback) = ("XDG_CACHE_HOME", ".cache")
         }
-        let root: URL
-        if let value = absolutePath(inEnvironment: variable) {
-            root = URL(fileURLWithPath: value, isDirectory: true)
-        } else {
-            let home = absolutePath(inEnvironment: "HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
-            root = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(fallback, isDirectory: true)
-        }
-        return root.appendingPathComponent(application, isDirectory: true)
+        let home = absolutePath(inEnvironment: "HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let root = absolutePath(inEnvironment: variable) ?? (home as NSString).appendingPathComponent(fallback)
+        return URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent(application, isDirectory: true)
         #endif
     }
 

@@ -53,14 +53,12 @@ struct SystemCalls: Sendable {
 }
 
 extension TaskLocal<SystemCalls.Reference> {
-    /// Runs `operation` with `calls` in use, as a test replaces the table.
     @discardableResult
     func withValue<Result>(_ calls: SystemCalls, operation: () throws -> Result) rethrows -> Result {
         try withValue(SystemCalls.Reference(calls), operation: operation)
     }
 }
 
-/// Runs a system call again for as long as a signal interrupts it.
 @inline(__always)
 func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
@@ -97,7 +95,6 @@ struct SystemError: Error {
         throw last(operation, phase)
     }
 
-    /// The system's description of error number `code`, such as "No such file or directory".
     static func message(for code: Int32) -> String {
         String(cString: strerror(code))
     }
@@ -122,9 +119,8 @@ final class Locked<State> {
 // The lock serializes every access to `state`, which never escapes `withLock` by reference.
 extension Locked: @unchecked Sendable where State: Sendable {}
 
-/// Runs work that may block, such as waiting for a file lock, on a thread of its own: a blocked thread of the
-/// cooperative pool stalls every task there, and on Linux Dispatch's queues share those threads (a task waited six
-/// seconds behind eight blocked saves); a new thread costs tens of microseconds.
+/// Runs work that may block, such as a lock's wait, on a new thread, off the pool (<doc:Concurrency>) and off Dispatch,
+/// whose queues share its threads on Linux (a task waited 6 s behind eight blocked saves); a thread costs tens of µs.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         // The thread inherits no task-local value: the table in use is carried over by hand.
@@ -188,8 +184,7 @@ extension SystemCalls {
                 errno = ENOSYS
                 return -1
             }
-            let noReplace: UInt32 = 1
-            return renameat2(AT_FDCWD, from, AT_FDCWD, to, noReplace)
+            return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1)  // RENAME_NOREPLACE
             #elseif canImport(Darwin)
             return renamex_np(from, to, UInt32(RENAME_EXCL))
             #else
