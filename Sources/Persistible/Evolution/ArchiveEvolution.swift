@@ -67,8 +67,12 @@ struct DefaultsObject {
         }
         guard isObject else { return }
         if missing > 0 {
-            let lacking = members.indices.filter { !found[$0] }.map { members[$0].text }
-            var text = Data(lacking.joined(separator: [UInt8(ascii: ",")]))
+            // Appended one by one: a joined sequence would build the bytes one at a time, for every record.
+            var text = Data()
+            for (index, member) in members.enumerated() where !found[index] {
+                if !text.isEmpty { text.append(UInt8(ascii: ",")) }
+                text.append(member.text)
+            }
             if count > 0 { text.append(UInt8(ascii: ",")) }
             // Right after the opening brace, so that the offsets of everything below stay in order.
             let brace = buffer[range].firstIndex(of: UInt8(ascii: "{"))! + 1
