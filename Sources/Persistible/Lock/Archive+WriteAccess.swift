@@ -4,9 +4,7 @@ extension Archive {
     /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the
     /// directory if needed. Anything but a regular file is refused before the lock, making no lock file, and under it.
     func withWriteAccess<Result>(
-        creatingDirectory: Bool = true,
-        deleting: Bool = false,
-        _ body: (AtomicFile) throws -> Result
+        creatingDirectory: Bool = true, deleting: Bool = false, _ body: (AtomicFile) throws -> Result
     ) throws -> Result {
         do {
             let file = try AtomicFile(resolving: path)
@@ -47,9 +45,7 @@ extension Archive {
     private func refuseSpecial(_ kind: AtomicFile.Kind?, deleting: Bool) throws {
         guard let kind, kind != .regular else { return }
         let code = kind == .directory ? EISDIR : EINVAL
-        throw deleting
-            ? SystemError(phase: .write, operation: "delete", code: code)
-            : SystemError(phase: .read, operation: "open", code: code)
+        throw SystemError(phase: deleting ? .write : .read, operation: deleting ? "delete" : "open", code: code)
     }
 
     /// Removes the file under the lock, and a dead writer's temporary; a missing file is not an error. Only a regular
@@ -160,9 +156,6 @@ struct AtomicFile {
         return removedAll
     }
 
-    // MARK: - Symbolic links
-
-    /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
     private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
         var path = start
         // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
