@@ -3,9 +3,8 @@ import Foundation
 /// A type whose values persist as JSON in a file of their own.
 ///
 /// Conform a `Codable & Hashable` type and it can save itself, and arrays of itself, to a file named after the
-/// type, and load them back; <doc:GettingStarted> shows how. Every requirement has a default, so a conformance can
-/// be empty; because they are requirements, not extension members, a type's own choices are honored even through
-/// generic code.
+/// type, and load them back (see <doc:GettingStarted>). Every requirement has a default, and a type's own choices
+/// are honored even through generic code.
 ///
 /// **Saving, loading and deleting can be called from any thread and from several processes at once**, under the
 /// rules of <doc:Concurrency>. See <doc:Guarantees> for what a save promises, and ``PersistenceError`` for the

@@ -22,11 +22,9 @@ extension Archive {
         default: return error
         }
     }
-}
 
-// MARK: - Decoding and encoding
+    // MARK: - Decoding and encoding
 
-extension Archive {
     /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch.
     func mismatchError(_ mismatch: VersionMismatch, isDamage: Bool = false) -> PersistenceError {
         let first = mismatch.attempts.first

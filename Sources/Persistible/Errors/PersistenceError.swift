@@ -89,14 +89,12 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
 // MARK: - Description
 
-extension PersistenceError: CustomStringConvertible {
+extension PersistenceError: CustomStringConvertible, LocalizedError {
     /// ``errorDescription`` followed by ``recoverySuggestion``: what happened and what to do, for logs and developers.
     public var description: String {
         [errorDescription, recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
-}
 
-extension PersistenceError: LocalizedError {
     /// What happened and what became of the file, in words for the program's user: the `localizedDescription`.
     public var errorDescription: String? {
         wording.happened

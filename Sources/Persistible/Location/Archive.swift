@@ -42,7 +42,6 @@ extension Persistible {
         ArchiveLocation.address(of: self, in: archiveDirectory, named: fileName).url
     }
 
-    /// The archive the type's requirements describe, after validating its file name.
     static func archive() throws(PersistenceError) -> Archive<Self> where Self: Codable & Hashable {
         try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
     }
@@ -88,8 +87,7 @@ public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws 
     try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
 
-/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
-/// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+/// The asynchronous form of ``withArchiveDirectory(_:operation:)``.
 @discardableResult
 public func withArchiveDirectory<Result>(
     _ directory: URL, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
@@ -101,15 +99,11 @@ public func withArchiveDirectory<Result>(
 enum ArchiveLocation {
     @TaskLocal static var scopedDirectory: URL?
 
+    /// `PERSISTIBLE_DIRECTORY` is read on each use, so that a change made by the process is seen.
     static var defaultDirectory: URL {
-        scopedDirectory ?? environmentDirectory ?? platformDirectory
-    }
-
-    /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
-    private static var environmentDirectory: URL? {
-        PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map {
-            URL(fileURLWithPath: $0, isDirectory: true)
-        }
+        if let directory = scopedDirectory { return directory }
+        let environment = PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY")
+        return environment.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? platformDirectory
     }
 
     /// Worked out once per process, since every operation of a type with the default directory asks for it.

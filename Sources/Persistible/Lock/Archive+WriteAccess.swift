@@ -12,9 +12,8 @@ extension Archive {
                 throw failure(.fileNameTooLong(name: file.name, limit: AtomicFile.nameLimit))
             }
             try refuseSpecial(file.kindWhenResolved, deleting: deleting)
-            let lock = FileLock(protecting: file.path, in: file.directory)
             func locked() throws -> Result {
-                try lock.withLock(
+                try FileLock(protecting: file.path, in: file.directory).withLock(
                     timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
                 ) { directoryOwnership in
                     // One status serves the check and the cache: a regular file's is its identity.
@@ -87,7 +86,6 @@ extension PersistenceError {
 /// The file a holder of its ``FileLock`` replaces all at once (the steps are in `Commit/`), which makes the one
 /// temporary, `.<name>.persistible.tmp`, only ever the holder's.
 struct AtomicFile {
-    /// The file to replace, with symbolic links already resolved.
     let path: String
     let directory: String
     let name: String
@@ -105,7 +103,7 @@ struct AtomicFile {
         var madeAny = false
     }
 
-    /// The file at `path`, or the file a symbolic link there points to, however many links deep.
+    /// The file to replace: the one at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
         (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
         (directory, name) = Self.split(self.path)
