@@ -53,19 +53,16 @@ extension Persistible {
     ) throws(PersistenceError) -> Archive<Value> {
         let name = fileName
         let (url, path) = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
-        let limit = AtomicFile.nameLimit - ".json".utf8.count
-        let reason: PersistenceError.Reason
+        let archive = Archive(
+            url: url, path: path, namedAfter: self, encoder: archiveEncoder, decoder: archiveDecoder,
+            durability: archiveDurability, lockTimeout: archiveLockTimeout, caches: caches, evolution: evolution
+        )
         if ["", ".", ".."].contains(name) || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
-            reason = .invalidFileName(name)
-        } else if name.utf8.count > limit {
-            reason = .fileNameTooLong(name: name, limit: limit)
-        } else {
-            return Archive(
-                url: url, path: path, namedAfter: self, encoder: archiveEncoder, decoder: archiveDecoder,
-                durability: archiveDurability, lockTimeout: archiveLockTimeout, caches: caches, evolution: evolution
-            )
+            throw archive.failure(.invalidFileName(name))
         }
-        throw PersistenceError(reason, url: url, typeName: String(describing: self))
+        let limit = AtomicFile.nameLimit - ".json".utf8.count
+        guard name.utf8.count <= limit else { throw archive.failure(.fileNameTooLong(name: name, limit: limit)) }
+        return archive
     }
 
     /// Forgets what this process remembers of the file (<doc:Guarantees#The-in-process-cache>), to give its memory
