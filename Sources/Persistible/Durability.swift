@@ -4,7 +4,6 @@ public enum Durability: Sendable, Hashable {
     /// The file and its directory are flushed before a save returns, so that the value survives a power loss.
     case full
 
-    /// Only the new file's data is flushed, before it replaces the old one; its directory is not. After a power loss
-    /// the file holds a version that was once saved, perhaps not the latest.
+    /// Only the new file's data is flushed, before it replaces the old one; its directory is not.
     case noSync
 }

@@ -11,7 +11,6 @@ extension Persistible where Self: Codable & Hashable {
     }
 
     /// Loads the single value the file holds, or `defaultValue` when nothing has been saved yet; it never writes.
-    /// Only a missing file gives the default: a damaged file still throws (see <doc:SettingsAndEditing>).
     ///
     /// - Parameter defaultValue: The value to return when there is no file, and whose encoding gives the keys a
     ///   stored value lacks (see <doc:SettingsAndEditing#A-setting-missing-from-the-file>).

@@ -2,10 +2,8 @@
 
 extension Persistible where Self: Codable & Hashable {
     /// Saves the value, unless the file holds it already; for an `Identifiable` type, replaces the stored value
-    /// with the same `id` where it stands.
-    ///
-    /// Values are one record when they are `==`, or for an `Identifiable` type when their `id`s are; see
-    /// <doc:Guarantees#What-a-save-does> and <doc:SettingsAndEditing#Edit-records> for what the file holds afterwards.
+    /// with the same `id` where it stands (see <doc:Guarantees#What-a-save-does> and
+    /// <doc:SettingsAndEditing#Edit-records>).
     ///
     /// ```swift
     /// if !(try sam.saveToFile()) {
@@ -22,9 +20,8 @@ extension Persistible where Self: Codable & Hashable {
 }
 
 extension Array where Element: Persistible & Codable & Hashable {
-    /// Saves the values that the file does not hold yet, after the ones it does, each once, in the order given; for
-    /// an `Identifiable` type, replaces the stored values with the same `id`s (of two values with one `id`, the
-    /// later wins).
+    /// Saves the values that the file does not hold yet, after the ones it does, each once, in the order given, as
+    /// ``Persistible/saveToFile()`` saves one (see <doc:SettingsAndEditing#One-identity-stored-several-times>).
     ///
     /// - Returns: How many values were added or replaced: 0 when nothing was written.
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/saveToFile()``.
@@ -39,12 +36,11 @@ extension Array where Element: Persistible & Codable & Hashable {
 // MARK: - Delete
 
 extension Persistible {
-    /// Deletes the file, under the lock saves take, so that the next save starts afresh; deleting a file that does
-    /// not exist does nothing. A symbolic link at ``archiveUrl`` is kept, and the regular file it leads to removed.
+    /// Deletes the file under the lock saves take, so that the next save starts afresh; deleting a file that does
+    /// not exist does nothing, and a link to it stays (see <doc:Guarantees#Symbolic-links-permissions-and-ownership>).
     ///
-    /// - Throws: ``PersistenceError``, for a reason it lists for any write, such as
-    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` with the operation `"delete"` if the file cannot
-    ///   be removed (see <doc:Guarantees#Symbolic-links-permissions-and-ownership>).
+    /// - Throws: ``PersistenceError``, for a reason it lists for any write, or
+    ///   ``PersistenceError/Reason/writeFailed(operation:errno:)`` with `"delete"` if the file cannot be removed.
     public static func deleteFile() throws {
         try archive(of: NoValues.self, caches: false, evolution: .none).delete()
     }

@@ -23,10 +23,8 @@ extension Persistible where Self: Codable & Hashable {
     }
 
     /// Changes the values the file holds (none when there is no file, a single value as an array of one) under its
-    /// lock, as ``update(default:_:)`` does, and makes it hold the result as an array.
-    ///
-    /// Nothing is written if `body` throws or leaves the values as they were (see
-    /// <doc:SettingsAndEditing#Change-a-list-in-one-step>).
+    /// lock, as ``update(default:_:)`` does, and makes it hold the result as an array; nothing is written if `body`
+    /// throws or leaves the values as they were (see <doc:SettingsAndEditing#Change-a-list-in-one-step>).
     ///
     /// - Parameter body: Changes the values; what it returns is returned.
     /// - Returns: What `body` returns.
@@ -44,10 +42,9 @@ extension Persistible where Self: Codable & Hashable {
 
     // MARK: - Overwrite
 
-    /// Makes the file hold exactly this value, as a single value, whatever value or array it held.
-    ///
-    /// It writes nothing when the file holds this value already, never replaces a file it cannot read, and keeps the
-    /// keys this type does not know where this value replaces the stored record (see <doc:ModelEvolution>).
+    /// Makes the file hold exactly this value, as a single value, whatever value or array it held; it writes nothing
+    /// when the file holds this value already (see <doc:SettingsAndEditing#Change-settings>, and
+    /// <doc:ModelEvolution#What-an-older-version-does-with-a-newer-file> for the keys this type does not know).
     ///
     /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     public func overwriteFile() throws {
@@ -56,9 +53,8 @@ extension Persistible where Self: Codable & Hashable {
 }
 
 extension Array where Element: Persistible & Codable & Hashable {
-    /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held.
-    ///
-    /// An empty array leaves `[]`. It writes as ``Persistible/overwriteFile()`` does, and of several values with one
+    /// Makes the file hold exactly these values, in order and without duplicates, whatever value or array it held;
+    /// an empty array leaves `[]`. It writes as ``Persistible/overwriteFile()`` does, and of several values with one
     /// identity keeps the last where the first stood.
     ///
     /// - Throws: ``PersistenceError``, in the same cases as ``Persistible/overwriteFile()``.

@@ -3,17 +3,15 @@ import Foundation
 /// A type whose values persist as JSON in a file of their own.
 ///
 /// Conform a `Codable & Hashable` type and it can save itself, and arrays of itself, to a file named after the
-/// type, and load them back; <doc:GettingStarted> shows how. Every requirement has a default, so a conformance can
-/// be empty; because they are requirements, not extension members, a type's own choices are honored even through
-/// generic code.
+/// type, and load them back (see <doc:GettingStarted>). Every requirement has a default, and a type's own choices
+/// are honored even through generic code.
 ///
-/// **Saving, loading and deleting can be called from any thread and from several processes at once.** The closures
-/// of ``update(default:_:)``, ``updateList(_:)`` and ``removeFromFile(where:)`` run under the file's lock: keep them
-/// short, and do not write this type's file from them (see <doc:Concurrency>). See <doc:Guarantees> for what a save
-/// promises, and ``PersistenceError`` for the reasons any operation may throw.
+/// **Saving, loading and deleting can be called from any thread and from several processes at once**, under the
+/// rules of <doc:Concurrency>. See <doc:Guarantees> for what a save promises, and ``PersistenceError`` for the
+/// reasons any operation may throw.
 public protocol Persistible {
-    /// The name of the file without its `.json` extension; by default the type's name, so `Person` is in `Person.json`.
-    /// A name that is empty, `.` or `..`, or holds `/` or NUL, throws ``PersistenceError/Reason/invalidFileName(_:)``.
+    /// The name of the file without its `.json` extension; by default the type's name, so `Person` is in `Person.json`
+    /// (``PersistenceError/Reason/invalidFileName(_:)`` says which names are refused).
     static var fileName: String { get }
 
     /// The directory that holds the file, which the first save creates with its parents; by default the one given to
@@ -49,8 +47,7 @@ public protocol Persistible {
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
 
     /// Whether reads skip the records of an array that no version of the type reads, and writes keep them byte for
-    /// byte; by default `false`: such a record makes every operation throw. ``unreadableRecords()`` reports them
-    /// (see <doc:ModelEvolution>).
+    /// byte; by default `false`: such a record makes every operation throw (see <doc:ModelEvolution>).
     static var archiveSkipsUnreadableRecords: Bool { get }
 }
 

@@ -10,18 +10,21 @@ extension Archive {
     /// Turns what the internals threw into the public error; any other, such as a store's write block's, passes.
     func translate(_ error: any Error) -> any Error {
         switch error {
-        case let error as SystemError: return failure(error.reason)
+        case let error as SystemError:
+            switch error.phase {
+            case .read: return failure(.readFailed(operation: error.operation, errno: error.code))
+            case .write: return failure(.writeFailed(operation: error.operation, errno: error.code))
+            case .lock: return failure(.lockFailed(operation: error.operation, errno: error.code))
+            }
         case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
         case let error as FileReader.FileTooLarge:
             return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
         default: return error
         }
     }
-}
 
-// MARK: - Decoding and encoding
+    // MARK: - Decoding and encoding
 
-extension Archive {
     /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch.
     func mismatchError(_ mismatch: VersionMismatch, isDamage: Bool = false) -> PersistenceError {
         let first = mismatch.attempts.first
@@ -83,15 +86,5 @@ extension Archive {
             return failure(.encodingFailed(detail: String(describing: error)))
         }
         return failure(.encodingFailed(detail: context.debugDescription))
-    }
-}
-
-extension SystemError {
-    var reason: PersistenceError.Reason {
-        switch phase {
-        case .read: return .readFailed(operation: operation, errno: code)
-        case .write: return .writeFailed(operation: operation, errno: code)
-        case .lock: return .lockFailed(operation: operation, errno: code)
-        }
     }
 }

@@ -2,10 +2,9 @@ import Foundation
 
 /// The error thrown when a value cannot be saved, loaded or deleted.
 ///
-/// It names the file, the type and the reason, and its ``description`` is a sentence a person can act on
-/// (see <doc:GettingStarted#Handle-a-missing-or-damaged-file>). Whatever the reason, a failed operation leaves the
-/// file as it was and leaves no temporary file behind, except where ``Reason/writeFailed(operation:errno:)`` says
-/// otherwise.
+/// Its ``description`` is a sentence a person can act on (see <doc:GettingStarted#Handle-a-missing-or-damaged-file>).
+/// Whatever the reason, a failed operation leaves the file as it was and leaves no temporary file behind, except
+/// where ``Reason/writeFailed(operation:errno:)`` says otherwise.
 ///
 /// Each operation names the reasons particular to it. Besides those, any operation on a type's file may throw:
 /// - ``Reason/invalidFileName(_:)`` or ``Reason/fileNameTooLong(name:limit:)`` for a bad ``Persistible/fileName``;
@@ -90,14 +89,12 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
 // MARK: - Description
 
-extension PersistenceError: CustomStringConvertible {
+extension PersistenceError: CustomStringConvertible, LocalizedError {
     /// ``errorDescription`` followed by ``recoverySuggestion``: what happened and what to do, for logs and developers.
     public var description: String {
         [errorDescription, recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
-}
 
-extension PersistenceError: LocalizedError {
     /// What happened and what became of the file, in words for the program's user: the `localizedDescription`.
     public var errorDescription: String? {
         wording.happened

@@ -9,10 +9,8 @@ struct Archive<Value: Codable & Hashable> {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
     let durability: Durability
-    /// How long a write waits for the lock; `nil` waits as long as it takes.
     let lockTimeout: Duration?
     let evolution: ArchiveEvolution<Value>
-    /// Where this archive's snapshot is cached, or `nil` if it is not.
     let cacheKey: ArchiveCache.Key?
 
     init(
@@ -38,57 +36,39 @@ struct Archive<Value: Codable & Hashable> {
 }
 
 extension Persistible {
-    /// The archive the type's requirements describe, after validating its file name.
-    static func archive() throws(PersistenceError) -> Archive<Self> where Self: Codable & Hashable {
-        try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
-    }
-
-    /// The archive of `Value`s that the type's requirements describe, after validating its file name.
-    static func archive<Value>(
-        of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
-    ) throws(PersistenceError) -> Archive<Value> {
-        let (url, path) = try validatedAddress()
-        return Archive(
-            url: url, path: path, namedAfter: self, encoder: archiveEncoder, decoder: archiveDecoder,
-            durability: archiveDurability, lockTimeout: archiveLockTimeout, caches: caches, evolution: evolution
-        )
-    }
-
-    /// Forgets what this process remembers of the file (<doc:Guarantees#The-in-process-cache>), to give its memory
-    /// back, for example after loading a large file once; correctness never needs it.
-    public static func clearArchiveCache() {
-        ArchiveCache.remove(path: archiveUrl.path)
-    }
-}
-
-// MARK: - Location
-
-extension Persistible {
     /// The file that holds the type's values: ``fileName`` with a `.json` extension, in ``archiveDirectory``.
     /// Reading it touches nothing on disk.
     public static var archiveUrl: URL {
         ArchiveLocation.address(of: self, in: archiveDirectory, named: fileName).url
     }
 
-    /// ``archiveUrl``, after checking that ``fileName`` names a file in ``archiveDirectory``.
-    static func validatedArchiveUrl() throws(PersistenceError) -> URL {
-        try validatedAddress().url
+    static func archive() throws(PersistenceError) -> Archive<Self> where Self: Codable & Hashable {
+        try archive(of: Self.self, caches: cachesArchive, evolution: .declared(Self.self))
     }
 
-    /// The archive's URL and path, if ``fileName`` names a file whose name fits every file written beside it.
-    private static func validatedAddress() throws(PersistenceError) -> (url: URL, path: String) {
+    /// The archive of `Value`s that the type's requirements describe, if ``fileName`` names a file whose name fits
+    /// every file written beside it.
+    static func archive<Value>(
+        of type: Value.Type, caches: Bool, evolution: ArchiveEvolution<Value>
+    ) throws(PersistenceError) -> Archive<Value> {
         let name = fileName
-        let address = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
-        let limit = AtomicFile.nameLimit - ".json".utf8.count
-        let reason: PersistenceError.Reason
+        let (url, path) = ArchiveLocation.address(of: self, in: archiveDirectory, named: name)
+        let archive = Archive(
+            url: url, path: path, namedAfter: self, encoder: archiveEncoder, decoder: archiveDecoder,
+            durability: archiveDurability, lockTimeout: archiveLockTimeout, caches: caches, evolution: evolution
+        )
         if ["", ".", ".."].contains(name) || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
-            reason = .invalidFileName(name)
-        } else if name.utf8.count > limit {
-            reason = .fileNameTooLong(name: name, limit: limit)
-        } else {
-            return address
+            throw archive.failure(.invalidFileName(name))
         }
-        throw PersistenceError(reason, url: address.url, typeName: String(describing: self))
+        let limit = AtomicFile.nameLimit - ".json".utf8.count
+        guard name.utf8.count <= limit else { throw archive.failure(.fileNameTooLong(name: name, limit: limit)) }
+        return archive
+    }
+
+    /// Forgets what this process remembers of the file (<doc:Guarantees#The-in-process-cache>), to give its memory
+    /// back, for example after loading a large file once; correctness never needs it.
+    public static func clearArchiveCache() {
+        ArchiveCache.remove(path: archiveUrl.path)
     }
 }
 
@@ -104,8 +84,7 @@ public func withArchiveDirectory<Result>(_ directory: URL, operation: () throws 
     try ArchiveLocation.$scopedDirectory.withValue(directory, operation: operation)
 }
 
-/// Runs `operation` with `directory` as the ``Persistible/archiveDirectory`` of every type that does not declare
-/// its own; the asynchronous form of ``withArchiveDirectory(_:operation:)``.
+/// The asynchronous form of ``withArchiveDirectory(_:operation:)``.
 @discardableResult
 public func withArchiveDirectory<Result>(
     _ directory: URL, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
@@ -117,15 +96,11 @@ public func withArchiveDirectory<Result>(
 enum ArchiveLocation {
     @TaskLocal static var scopedDirectory: URL?
 
+    /// `PERSISTIBLE_DIRECTORY` is read on each use, so that a change made by the process is seen.
     static var defaultDirectory: URL {
-        scopedDirectory ?? environmentDirectory ?? platformDirectory
-    }
-
-    /// `PERSISTIBLE_DIRECTORY`, read on each use so that a change made by the process is seen.
-    private static var environmentDirectory: URL? {
-        PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY").map {
-            URL(fileURLWithPath: $0, isDirectory: true)
-        }
+        if let directory = scopedDirectory { return directory }
+        let environment = PlatformDirectory.absolutePath(inEnvironment: "PERSISTIBLE_DIRECTORY")
+        return environment.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? platformDirectory
     }
 
     /// Worked out once per process, since every operation of a type with the default directory asks for it.
@@ -135,7 +110,6 @@ enum ArchiveLocation {
     /// work in memory, and they seldom change.
     private static let addresses = Locked([ObjectIdentifier: (directory: URL, name: String, url: URL, path: String)]())
 
-    /// The file named `name` with a `.json` extension in `directory`, for `type`'s archive, and its path.
     static func address(of type: Any.Type, in directory: URL, named name: String) -> (url: URL, path: String) {
         let key = ObjectIdentifier(type)
         if let made = addresses.withLock({ $0[key] }), made.name == name, made.directory == directory {
@@ -152,22 +126,18 @@ enum ArchiveLocation {
 /// What a type declares about its earlier versions (defaults, migrations, whether to skip records no version reads),
 /// read when a file is decoded, not when an archive is made: most operations decode nothing.
 struct ArchiveEvolution<Value: Codable>: Sendable {
+    fileprivate typealias Declarations = (
+        defaults: (any Encodable)?, migrations: [ArchiveMigration<Value>], skipsUnreadable: Bool
+    )
+
     private let declarations: (@Sendable () -> Declarations)?
     /// The encoding of a settings call's default value: it fills what a record still lacks after the declarations.
     private(set) var fallback: Data?
 
-    fileprivate struct Declarations {
-        var defaults: (any Encodable)?
-        var migrations: [ArchiveMigration<Value>]
-        var skipsUnreadable: Bool
-    }
-
     static var none: Self { Self(declarations: nil) }
 
     func filling(from encoding: Data) -> Self {
-        var filling = self
-        filling.fallback = encoding
-        return filling
+        Self(declarations: declarations, fallback: encoding)
     }
 
     var migrations: [ArchiveMigration<Value>] { declarations?().migrations ?? [] }
@@ -196,7 +166,7 @@ struct ArchiveEvolution<Value: Codable>: Sendable {
 /// A generic type rather than a closure, so that no metatype is captured.
 private struct Declared<Declaring: Persistible, Value: Codable>: Sendable {
     @Sendable func read() -> ArchiveEvolution<Value>.Declarations {
-        ArchiveEvolution<Value>.Declarations(
+        (
             defaults: Declaring.archiveDefaults.flatMap { $0 as? any Encodable },
             migrations: Declaring.archiveMigrations as? [ArchiveMigration<Value>] ?? [],
             skipsUnreadable: Declaring.archiveSkipsUnreadableRecords

@@ -7,8 +7,7 @@ import Foundation
 /// static var archiveDirectory: URL { ArchiveDirectory.configuration(application: "com.example.notes") }
 /// ```
 public enum ArchiveDirectory {
-    /// The name of the program's folder when none is given: its bundle identifier, else its executable's name, so
-    /// that on Linux a renamed binary looks in another folder unless `application` names one.
+    /// The name of the program's folder when none is given: its bundle identifier, else its executable's name.
     public static var defaultApplication: String {
         PlatformDirectory.defaultApplication
     }

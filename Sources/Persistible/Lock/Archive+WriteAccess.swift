@@ -4,9 +4,7 @@ extension Archive {
     /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the
     /// directory if needed. Anything but a regular file is refused before the lock, making no lock file, and under it.
     func withWriteAccess<Result>(
-        creatingDirectory: Bool = true,
-        deleting: Bool = false,
-        _ body: (AtomicFile) throws -> Result
+        creatingDirectory: Bool = true, deleting: Bool = false, _ body: (AtomicFile) throws -> Result
     ) throws -> Result {
         do {
             let file = try AtomicFile(resolving: path)
@@ -14,9 +12,8 @@ extension Archive {
                 throw failure(.fileNameTooLong(name: file.name, limit: AtomicFile.nameLimit))
             }
             try refuseSpecial(file.kindWhenResolved, deleting: deleting)
-            let lock = FileLock(protecting: file.path, in: file.directory)
             func locked() throws -> Result {
-                try lock.withLock(
+                try FileLock(protecting: file.path, in: file.directory).withLock(
                     timeout: lockTimeout, removeLeftoversOf010: file.removeTemporariesOfRelease010
                 ) { directoryOwnership in
                     // One status serves the check and the cache: a regular file's is its identity.
@@ -47,9 +44,7 @@ extension Archive {
     private func refuseSpecial(_ kind: AtomicFile.Kind?, deleting: Bool) throws {
         guard let kind, kind != .regular else { return }
         let code = kind == .directory ? EISDIR : EINVAL
-        throw deleting
-            ? SystemError(phase: .write, operation: "delete", code: code)
-            : SystemError(phase: .read, operation: "open", code: code)
+        throw SystemError(phase: deleting ? .write : .read, operation: deleting ? "delete" : "open", code: code)
     }
 
     /// Removes the file under the lock, and a dead writer's temporary; a missing file is not an error. Only a regular
@@ -91,7 +86,6 @@ extension PersistenceError {
 /// The file a holder of its ``FileLock`` replaces all at once (the steps are in `Commit/`), which makes the one
 /// temporary, `.<name>.persistible.tmp`, only ever the holder's.
 struct AtomicFile {
-    /// The file to replace, with symbolic links already resolved.
     let path: String
     let directory: String
     let name: String
@@ -109,7 +103,7 @@ struct AtomicFile {
         var madeAny = false
     }
 
-    /// The file at `path`, or the file a symbolic link there points to, however many links deep.
+    /// The file to replace: the one at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
         (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
         (directory, name) = Self.split(self.path)
@@ -160,9 +154,6 @@ struct AtomicFile {
         return removedAll
     }
 
-    // MARK: - Symbolic links
-
-    /// The path at the end of the symbolic links from `start`, and what is there, `nil` if nothing is.
     private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
         var path = start
         // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
