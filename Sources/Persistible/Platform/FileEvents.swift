@@ -48,9 +48,6 @@ final class FileEvents: Sendable {
         #elseif canImport(Darwin)
         // Cleared before the new sources start, so that an event they report is never cleared with the old ones'.
         state.withLock { $0.fired = false }
-        var sources: [any DispatchSourceFileSystemObject] = []
-        var complete = true
-        let queue = Self.queue
         let notify = notify
         let fired = state
         func source(_ path: String, _ mask: DispatchSource.FileSystemEvent) -> (any DispatchSourceFileSystemObject)? {
@@ -58,7 +55,7 @@ final class FileEvents: Sendable {
             let descriptor = open(path, O_EVTONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return nil }
             let source = DispatchSource.makeFileSystemObjectSource(
-                fileDescriptor: descriptor, eventMask: mask, queue: queue
+                fileDescriptor: descriptor, eventMask: mask, queue: Self.queue
             )
             source.setEventHandler {
                 fired.withLock { $0.fired = true }
@@ -68,13 +65,8 @@ final class FileEvents: Sendable {
             source.resume()
             return source
         }
-        for target in targets {
-            if let directory = source(target.directory, [.write, .delete, .rename]) {
-                sources.append(directory)
-            } else {
-                complete = false
-            }
-        }
+        var sources = targets.compactMap { source($0.directory, [.write, .delete, .rename]) }
+        let complete = sources.count == targets.count
         // A file that is written in place changes no directory: its own events say so. It may not exist yet.
         if let last = targets.last, let file = source(last.path, [.write, .extend, .attrib, .delete, .rename, .link]) {
             sources.append(file)
@@ -94,8 +86,7 @@ final class FileEvents: Sendable {
     /// event, since the file may be a new one.
     var needsRenewal: Bool {
         #if os(Linux)
-        let subscriptions = state.withLock { $0.subscriptions }
-        return subscriptions.contains { Inotify.shared.isLost($0) }
+        return state.withLock { $0.subscriptions }.contains { Inotify.shared.isLost($0) }
         #elseif canImport(Darwin)
         return state.withLock { $0.fired }
         #else
@@ -106,9 +97,7 @@ final class FileEvents: Sendable {
     func cancel() {
         _ = watch([])
     }
-}
 
-extension FileEvents {
     fileprivate struct State {
         #if os(Linux)
         var subscriptions: [Inotify.Subscription] = []
@@ -154,8 +143,7 @@ private final class Inotify: Sendable {
 
     /// A file written in place is read once it is closed (`IN_CLOSE_WRITE`), whole, not at each write.
     private static let mask = UInt32(
-        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
-            | IN_MOVE_SELF
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
     ) | UInt32(IN_ONLYDIR)
 
     /// Calls `notify` on the reader thread after each event about `name` in `directory`; `nil` if inotify refuses.
@@ -242,9 +230,8 @@ private final class Inotify: Sendable {
             var chosen: [Subscription: @Sendable () -> Void] = [:]
             var offset = 0
             while offset + header <= events.count {
-                let watch = events.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = events.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let nameLength = Int(events.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let event = events.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let (watch, mask, nameLength) = (event.wd, event.mask, Int(event.len))
                 let nameBytes = events[(offset + header)..<min(offset + header + nameLength, events.count)]
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                 offset += header + nameLength
