@@ -55,7 +55,7 @@ final class FileEvents: Sendable {
             let descriptor = open(path, O_EVTONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return nil }
             let source = DispatchSource.makeFileSystemObjectSource(
-                fileDescriptor: descriptor, eventMask: mask, queue: Self.queue
+                fileDescriptor: descriptor, eventMask: mask, queue: eventQueue
             )
             source.setEventHandler {
                 fired.withLock { $0.fired = true }
@@ -106,16 +106,14 @@ final class FileEvents: Sendable {
         var fired = false
         #endif
     }
-
-    #if canImport(Darwin)
-    /// One serial queue for every watch's handlers, which only wake the consumer.
-    private static let queue = DispatchQueue(label: "Persistible file events")
-    #endif
 }
 
 #if canImport(Darwin)
 // The sources are reached only under FileEvents' lock, and a dispatch source may be cancelled from any thread.
 extension FileEvents.State: @unchecked Sendable {}
+
+/// One serial queue for every watch's handlers, which only wake the consumer.
+private let eventQueue = DispatchQueue(label: "Persistible file events")
 #endif
 
 // MARK: - inotify
@@ -175,9 +173,7 @@ private final class Inotify: Sendable {
         }
     }
 
-    func isLost(_ subscription: Subscription) -> Bool {
-        state.withLock { $0.lost.contains(subscription) }
-    }
+    func isLost(_ subscription: Subscription) -> Bool { state.withLock { $0.lost.contains(subscription) } }
 
     /// Stops a subscription; the last one closes the instance and ends the thread.
     func unsubscribe(_ subscription: Subscription) {
@@ -195,16 +191,12 @@ private final class Inotify: Sendable {
 
     private func readEvents(descriptor: Int32) {
         // Room for many events at once; the kernel never splits one.
-        let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
-        let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: capacity, alignment: MemoryLayout<inotify_event>.alignment
-        )
-        defer { buffer.deallocate() }
+        var buffer = [UInt8](repeating: 0, count: 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1))
         while true {
-            let length = read(descriptor, buffer, capacity)
+            let length = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if length < 0, errno != EINTR { return }
-            let notifications = length > 0 ? deliver(UnsafeRawBufferPointer(start: buffer, count: length)) : []
-            for notify in notifications { notify() }
+            let chosen = buffer.withUnsafeBytes { deliver(UnsafeRawBufferPointer(rebasing: $0.prefix(max(length, 0)))) }
+            for notify in chosen { notify() }
             let finished = state.withLock { state -> Bool in
                 guard state.directories.isEmpty, state.descriptor == descriptor else { return false }
                 close(descriptor)
@@ -231,26 +223,25 @@ private final class Inotify: Sendable {
             var offset = 0
             while offset + header <= events.count {
                 let event = events.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                let (watch, mask, nameLength) = (event.wd, event.mask, Int(event.len))
-                let nameBytes = events[(offset + header)..<min(offset + header + nameLength, events.count)]
+                let nameBytes = events[(offset + header)..<min(offset + header + Int(event.len), events.count)]
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                offset += header + nameLength
+                offset += header + Int(event.len)
 
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     // Events were dropped: anything may have changed.
                     for (id, subscriber) in state.directories.values.joined() { chosen[id] = subscriber.notify }
                     continue
                 }
-                guard let directory = state.directories[watch] else { continue }
-                let ended = mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                guard let directory = state.directories[event.wd] else { continue }
+                let ended = event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
                 for (id, subscriber) in directory where ended || subscriber.name == name {
                     chosen[id] = subscriber.notify
                 }
                 if ended {
                     // The watch now follows a directory that is no longer at its path, or is gone already.
                     state.lost.formUnion(directory.keys)
-                    state.directories[watch] = nil
-                    if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, watch) }
+                    state.directories[event.wd] = nil
+                    if event.mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, event.wd) }
                 }
             }
             return Array(chosen.values)

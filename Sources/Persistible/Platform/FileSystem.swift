@@ -113,9 +113,7 @@ enum FileSystem {
         try SystemError.check(SystemCalls.current.calls.unlink(path), operation, tolerating: ENOENT)
     }
 
-    static func names(inDirectory path: String) -> [String]? {
-        SystemCalls.current.calls.directoryEntries(path)
-    }
+    static func names(inDirectory path: String) -> [String]? { SystemCalls.current.calls.directoryEntries(path) }
 
     // No test replaces these: no fault or crash state depends on who runs the save.
     static var effectiveUser: uid_t { geteuid() }
@@ -215,8 +213,7 @@ struct FileLock {
         guard status.isRegularFile else { throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL) }
         // Read without its times: the save changes the directory next (see FileOwnership).
         let directory = system.calls.ownership(-1, self.directory)
-        // The mode of <doc:Guarantees#Locking>, whatever the creator's umask. Only the lock file's owner or root can
-        // set it; a failure leaves it as it was, no worse.
+        // The mode of <doc:Guarantees#Locking> whatever the umask, set by its owner or root; a failure is no worse.
         if let directory {
             let mode = (directory.mode & 0o222) * 3
             let user = FileSystem.effectiveUser
@@ -350,9 +347,7 @@ enum FileReader {
 enum FileClone {
     private static let refusingDevices = Locked<Set<UInt64>>([])
 
-    static func mayClone(onDevice device: UInt64) -> Bool {
-        !refusingDevices.withLock { $0.contains(device) }
-    }
+    static func mayClone(onDevice device: UInt64) -> Bool { !refusingDevices.withLock { $0.contains(device) } }
 
     /// Creates the file at `path`, open for writing and `total` bytes long in the end, sharing as much of the first
     /// `length` bytes of `source` as is worth it (Apple: the whole file; Linux: blocks), else made by `create`;

@@ -35,7 +35,6 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
-    /// At most `limit` extents holding the open file's bytes before `length`.
     var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
@@ -93,9 +92,7 @@ struct SystemError: Error {
         throw last(operation, phase)
     }
 
-    static func message(for code: Int32) -> String {
-        String(cString: strerror(code))
-    }
+    static func message(for code: Int32) -> String { String(cString: strerror(code)) }
 }
 
 /// A value that many threads share, reached only while holding its lock.
