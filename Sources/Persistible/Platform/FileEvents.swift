@@ -35,16 +35,14 @@ final class FileEvents: Sendable {
     /// Watches `targets` instead of what was watched before; `false` if one of them could not be watched.
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
-        let subscriptions = targets.compactMap {
+        var subscriptions = targets.compactMap {
             Inotify.shared.subscribe(directory: $0.directory, name: $0.name, notify: notify)
         }
+        let complete = subscriptions.count == targets.count
         // The new subscriptions are made before the old are ended, so that the instance stays open between them.
-        let old = state.withLock { state in
-            defer { state.subscriptions = subscriptions }
-            return state.subscriptions
-        }
-        for subscription in old { Inotify.shared.unsubscribe(subscription) }
-        return subscriptions.count == targets.count
+        state.withLock { swap(&$0.subscriptions, &subscriptions) }
+        for old in subscriptions { Inotify.shared.unsubscribe(old) }
+        return complete
         #elseif canImport(Darwin)
         // Cleared before the new sources start, so that an event they report is never cleared with the old ones'.
         state.withLock { $0.fired = false }
@@ -71,11 +69,8 @@ final class FileEvents: Sendable {
         if let last = targets.last, let file = source(last.path, [.write, .extend, .attrib, .delete, .rename, .link]) {
             sources.append(file)
         }
-        let old = state.withLock { state in
-            defer { state.sources = sources }
-            return state.sources
-        }
-        for source in old { source.cancel() }
+        state.withLock { swap(&$0.sources, &sources) }
+        for old in sources { old.cancel() }
         return complete
         #else
         return false

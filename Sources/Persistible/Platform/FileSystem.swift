@@ -211,7 +211,6 @@ struct FileLock {
         var status = stat()
         try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
         guard status.isRegularFile else { throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL) }
-        // Read without its times: the save changes the directory next (see FileOwnership).
         let directory = system.calls.ownership(-1, self.directory)
         // The mode of <doc:Guarantees#Locking> whatever the umask, set by its owner or root; a failure is no worse.
         if let directory {
