@@ -9,7 +9,6 @@ enum PlatformDirectory {
     /// The application's folder when none is named: the bundle identifier, else the executable's name.
     static var defaultApplication: String { Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName }
 
-    /// Where files of `kind` for `application` go.
     static func url(for kind: Kind, application: String) -> URL {
         let fileManager = FileManager.default
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
