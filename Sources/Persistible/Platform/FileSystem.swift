@@ -279,7 +279,6 @@ struct FileLock {
         #if os(Linux)
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
         let device = status.device
-        let inode = UInt64(status.st_ino)
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
         for line in table.split(separator: "\n") where !line.contains("->") {
@@ -287,7 +286,7 @@ struct FileLock {
             guard fields.count >= 6, fields[1] == "FLOCK" else { continue }
             let file = fields[5].split(separator: ":")
             guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
-                UInt64(file[2]) == inode
+                UInt64(file[2]) == UInt64(status.st_ino)
             else { continue }
             return Int32(fields[4])
         }
@@ -356,7 +355,6 @@ enum FileClone {
         orCreate create: () throws -> OpenFile
     ) throws -> (file: OpenFile, clone: (shared: Int, length: Int)?) {
         let system = source.file.system
-        let device = source.status.device
         #if canImport(Darwin)
         // A clone carries the source's flags and extended attributes, which a file written whole does not. Flags
         // that would keep the clone from being written or removed, or that only the superuser may clear, mean
@@ -368,7 +366,7 @@ enum FileClone {
             cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
         }
         guard cloned else {
-            noteFailure(errno, onDevice: device)
+            noteFailure(errno, onDevice: source.status.device)
             return (try create(), nil)
         }
         if let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) {
@@ -386,7 +384,7 @@ enum FileClone {
         let shared = sharedLength(of: source.file, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return (file, nil) }
         guard system.calls.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
-            noteFailure(errno, onDevice: device)
+            noteFailure(errno, onDevice: source.status.device)
             return (file, nil)
         }
         return (file, (shared, shared))
