@@ -35,22 +35,17 @@ final class FileEvents: Sendable {
     /// Watches `targets` instead of what was watched before; `false` if one of them could not be watched.
     func watch(_ targets: [WatchTarget]) -> Bool {
         #if os(Linux)
-        let subscriptions = targets.compactMap {
+        var subscriptions = targets.compactMap {
             Inotify.shared.subscribe(directory: $0.directory, name: $0.name, notify: notify)
         }
+        let complete = subscriptions.count == targets.count
         // The new subscriptions are made before the old are ended, so that the instance stays open between them.
-        let old = state.withLock { state in
-            defer { state.subscriptions = subscriptions }
-            return state.subscriptions
-        }
-        for subscription in old { Inotify.shared.unsubscribe(subscription) }
-        return subscriptions.count == targets.count
+        state.withLock { swap(&$0.subscriptions, &subscriptions) }
+        for old in subscriptions { Inotify.shared.unsubscribe(old) }
+        return complete
         #elseif canImport(Darwin)
         // Cleared before the new sources start, so that an event they report is never cleared with the old ones'.
         state.withLock { $0.fired = false }
-        var sources: [any DispatchSourceFileSystemObject] = []
-        var complete = true
-        let queue = Self.queue
         let notify = notify
         let fired = state
         func source(_ path: String, _ mask: DispatchSource.FileSystemEvent) -> (any DispatchSourceFileSystemObject)? {
@@ -58,7 +53,7 @@ final class FileEvents: Sendable {
             let descriptor = open(path, O_EVTONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return nil }
             let source = DispatchSource.makeFileSystemObjectSource(
-                fileDescriptor: descriptor, eventMask: mask, queue: queue
+                fileDescriptor: descriptor, eventMask: mask, queue: eventQueue
             )
             source.setEventHandler {
                 fired.withLock { $0.fired = true }
@@ -68,22 +63,14 @@ final class FileEvents: Sendable {
             source.resume()
             return source
         }
-        for target in targets {
-            if let directory = source(target.directory, [.write, .delete, .rename]) {
-                sources.append(directory)
-            } else {
-                complete = false
-            }
-        }
+        var sources = targets.compactMap { source($0.directory, [.write, .delete, .rename]) }
+        let complete = sources.count == targets.count
         // A file that is written in place changes no directory: its own events say so. It may not exist yet.
         if let last = targets.last, let file = source(last.path, [.write, .extend, .attrib, .delete, .rename, .link]) {
             sources.append(file)
         }
-        let old = state.withLock { state in
-            defer { state.sources = sources }
-            return state.sources
-        }
-        for source in old { source.cancel() }
+        state.withLock { swap(&$0.sources, &sources) }
+        for old in sources { old.cancel() }
         return complete
         #else
         return false
@@ -94,8 +81,7 @@ final class FileEvents: Sendable {
     /// event, since the file may be a new one.
     var needsRenewal: Bool {
         #if os(Linux)
-        let subscriptions = state.withLock { $0.subscriptions }
-        return subscriptions.contains { Inotify.shared.isLost($0) }
+        return state.withLock { $0.subscriptions }.contains { Inotify.shared.isLost($0) }
         #elseif canImport(Darwin)
         return state.withLock { $0.fired }
         #else
@@ -106,9 +92,7 @@ final class FileEvents: Sendable {
     func cancel() {
         _ = watch([])
     }
-}
 
-extension FileEvents {
     fileprivate struct State {
         #if os(Linux)
         var subscriptions: [Inotify.Subscription] = []
@@ -117,16 +101,14 @@ extension FileEvents {
         var fired = false
         #endif
     }
-
-    #if canImport(Darwin)
-    /// One serial queue for every watch's handlers, which only wake the consumer.
-    private static let queue = DispatchQueue(label: "Persistible file events")
-    #endif
 }
 
 #if canImport(Darwin)
 // The sources are reached only under FileEvents' lock, and a dispatch source may be cancelled from any thread.
 extension FileEvents.State: @unchecked Sendable {}
+
+/// One serial queue for every watch's handlers, which only wake the consumer.
+private let eventQueue = DispatchQueue(label: "Persistible file events")
 #endif
 
 // MARK: - inotify
@@ -154,8 +136,7 @@ private final class Inotify: Sendable {
 
     /// A file written in place is read once it is closed (`IN_CLOSE_WRITE`), whole, not at each write.
     private static let mask = UInt32(
-        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
-            | IN_MOVE_SELF
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
     ) | UInt32(IN_ONLYDIR)
 
     /// Calls `notify` on the reader thread after each event about `name` in `directory`; `nil` if inotify refuses.
@@ -187,9 +168,7 @@ private final class Inotify: Sendable {
         }
     }
 
-    func isLost(_ subscription: Subscription) -> Bool {
-        state.withLock { $0.lost.contains(subscription) }
-    }
+    func isLost(_ subscription: Subscription) -> Bool { state.withLock { $0.lost.contains(subscription) } }
 
     /// Stops a subscription; the last one closes the instance and ends the thread.
     func unsubscribe(_ subscription: Subscription) {
@@ -207,16 +186,12 @@ private final class Inotify: Sendable {
 
     private func readEvents(descriptor: Int32) {
         // Room for many events at once; the kernel never splits one.
-        let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
-        let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: capacity, alignment: MemoryLayout<inotify_event>.alignment
-        )
-        defer { buffer.deallocate() }
+        var buffer = [UInt8](repeating: 0, count: 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1))
         while true {
-            let length = read(descriptor, buffer, capacity)
+            let length = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if length < 0, errno != EINTR { return }
-            let notifications = length > 0 ? deliver(UnsafeRawBufferPointer(start: buffer, count: length)) : []
-            for notify in notifications { notify() }
+            let chosen = buffer.withUnsafeBytes { deliver(UnsafeRawBufferPointer(rebasing: $0.prefix(max(length, 0)))) }
+            for notify in chosen { notify() }
             let finished = state.withLock { state -> Bool in
                 guard state.directories.isEmpty, state.descriptor == descriptor else { return false }
                 close(descriptor)
@@ -242,28 +217,26 @@ private final class Inotify: Sendable {
             var chosen: [Subscription: @Sendable () -> Void] = [:]
             var offset = 0
             while offset + header <= events.count {
-                let watch = events.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = events.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let nameLength = Int(events.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                let nameBytes = events[(offset + header)..<min(offset + header + nameLength, events.count)]
+                let event = events.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameBytes = events[(offset + header)..<min(offset + header + Int(event.len), events.count)]
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                offset += header + nameLength
+                offset += header + Int(event.len)
 
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     // Events were dropped: anything may have changed.
                     for (id, subscriber) in state.directories.values.joined() { chosen[id] = subscriber.notify }
                     continue
                 }
-                guard let directory = state.directories[watch] else { continue }
-                let ended = mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                guard let directory = state.directories[event.wd] else { continue }
+                let ended = event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
                 for (id, subscriber) in directory where ended || subscriber.name == name {
                     chosen[id] = subscriber.notify
                 }
                 if ended {
                     // The watch now follows a directory that is no longer at its path, or is gone already.
                     state.lost.formUnion(directory.keys)
-                    state.directories[watch] = nil
-                    if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, watch) }
+                    state.directories[event.wd] = nil
+                    if event.mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(state.descriptor, event.wd) }
                 }
             }
             return Array(chosen.values)

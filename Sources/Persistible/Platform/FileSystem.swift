@@ -59,9 +59,7 @@ struct OpenFile {
         return status
     }
 
-    var ownership: FileOwnership? {
-        system.calls.ownership(descriptor, nil)
-    }
+    var ownership: FileOwnership? { system.calls.ownership(descriptor, nil) }
 
     /// Gives the file to `owner` (`uid_t.max` keeps it) and `group`; whether that worked.
     func changeOwner(to owner: uid_t, group: gid_t) -> Bool {
@@ -72,9 +70,7 @@ struct OpenFile {
         try SystemError.check(system.calls.fchmod(descriptor, mode), "fchmod")
     }
 
-    var isAppendOnly: Bool {
-        system.calls.isAppendOnly(descriptor)
-    }
+    var isAppendOnly: Bool { system.calls.isAppendOnly(descriptor) }
 
     /// Throws if the system reports a failure to write what the file held.
     func close() throws {
@@ -92,9 +88,8 @@ enum FileSystem {
     /// The status of what is at `path`, without following a symbolic link; `nil` if nothing is there.
     static func entryStatus(_ path: String) throws -> stat? {
         var status = stat()
-        guard try SystemError.check(SystemCalls.current.calls.lstat(path, &status), "lstat", .read, tolerating: ENOENT)
-        else { return nil }
-        return status
+        let result = SystemCalls.current.calls.lstat(path, &status)
+        return try SystemError.check(result, "lstat", .read, tolerating: ENOENT) ? status : nil
     }
 
     /// The status of the file at `path`, following symbolic links; `nil` if it cannot be read.
@@ -118,9 +113,7 @@ enum FileSystem {
         try SystemError.check(SystemCalls.current.calls.unlink(path), operation, tolerating: ENOENT)
     }
 
-    static func names(inDirectory path: String) -> [String]? {
-        SystemCalls.current.calls.directoryEntries(path)
-    }
+    static func names(inDirectory path: String) -> [String]? { SystemCalls.current.calls.directoryEntries(path) }
 
     // No test replaces these: no fault or crash state depends on who runs the save.
     static var effectiveUser: uid_t { geteuid() }
@@ -171,9 +164,7 @@ enum Directory {
             try create(atPath: parent, durability: durability)
             try SystemError.check(system.calls.mkdir(path, 0o777), "create directory", tolerating: EEXIST)
         }
-        if durability == .full {
-            try flushAfterChange(atPath: parent, naming: "flush new directory")
-        }
+        if durability == .full { try flushAfterChange(atPath: parent, naming: "flush new directory") }
     }
 
     /// Flushes the directory after a change in it, so that the change survives a power loss; opened before the
@@ -181,9 +172,7 @@ enum Directory {
     static func flushAfterChange(
         atPath path: String, openDirectory: OpenFile? = nil, naming operation: String = SystemError.directoryFlush
     ) throws {
-        if let openDirectory {
-            return try openDirectory.flush(operation: operation)
-        }
+        if let openDirectory { return try openDirectory.flush(operation: operation) }
         guard let directory = try OpenFile.open(path, O_RDONLY | O_DIRECTORY, operation: operation, .write) else {
             throw SystemError(phase: .write, operation: operation, code: ENOENT)
         }
@@ -210,9 +199,8 @@ struct FileLock {
         var processID: Int32?
     }
 
-    /// Runs `body` under the lock, given the directory's ownership if read, after a wait of at most `timeout` (so
-    /// never on the cooperative pool); `removeLeftoversOf010` runs under it until it says all is gone (the lock
-    /// file's length goes from 0 to 1). Throws ``SystemError``, or ``Held`` when the wait ran out.
+    /// Runs `body` under the lock, given the directory's ownership if read, after a wait of at most `timeout` (never
+    /// on the cooperative pool) or throws ``Held``; `removeLeftoversOf010` runs first, until a run says all is gone.
     func withLock<Result>(
         timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
     ) throws -> Result {
@@ -220,8 +208,19 @@ struct FileLock {
         let descriptor = try open(system)
         defer { _ = system.calls.close(descriptor) }
         try acquire(descriptor, timeout: timeout, system)
-        let (directory, length) = try inspect(descriptor, system)
-        if length == 0, removeLeftoversOf010() {
+        var status = stat()
+        try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
+        guard status.isRegularFile else { throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL) }
+        let directory = system.calls.ownership(-1, self.directory)
+        // The mode of <doc:Guarantees#Locking> whatever the umask, set by its owner or root; a failure is no worse.
+        if let directory {
+            let mode = (directory.mode & 0o222) * 3
+            let user = FileSystem.effectiveUser
+            if status.st_mode & 0o7777 != mode, status.st_uid == user || user == 0 {
+                _ = system.calls.fchmod(descriptor, mode)
+            }
+        }
+        if status.st_size == 0, removeLeftoversOf010() {
             // A failure leaves the search to the next holder.
             _ = system.calls.ftruncate(descriptor, 1)
         }
@@ -229,7 +228,7 @@ struct FileLock {
     }
 
     /// Opens the lock file, making it if needed (then O_EXCL tells who made it, and a loser opens the winner's)
-    /// with the directory's owner if root makes it; ``inspect(_:_:)`` sets its mode.
+    /// with the directory's owner if root makes it; ``withLock(timeout:removeLeftoversOf010:_:)`` sets its mode.
     private func open(_ system: SystemCalls.Reference) throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         var descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
@@ -239,9 +238,8 @@ struct FileLock {
                 // No writer of 0.1.0 held this new lock; a failure leaves the lock file as made, no worse.
                 _ = system.calls.ftruncate(descriptor, 1)
                 if let directory = system.calls.ownership(-1, self.directory) {
-                    _ = FileSystem.effectiveUser == 0
-                        ? system.calls.fchown(descriptor, directory.owner, directory.group)
-                        : system.calls.fchown(descriptor, uid_t.max, directory.group)
+                    let owner = FileSystem.effectiveUser == 0 ? directory.owner : uid_t.max
+                    _ = system.calls.fchown(descriptor, owner, directory.group)
                 }
             } else if errno == EEXIST {
                 descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
@@ -249,26 +247,6 @@ struct FileLock {
         }
         try SystemError.check(descriptor, "open lock file", .lock)
         return descriptor
-    }
-
-    /// Checks the locked file, gives it the mode of <doc:Guarantees#Locking> whatever the creator's umask, and
-    /// returns the directory's ownership and the lock file's length.
-    private func inspect(_ descriptor: Int32, _ system: SystemCalls.Reference) throws -> (FileOwnership?, Int) {
-        var status = stat()
-        try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
-        guard status.isRegularFile else {
-            throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL)
-        }
-        // Read without its times: the save changes the directory next (see FileOwnership).
-        let length = Int(status.st_size)
-        guard let directory = system.calls.ownership(-1, self.directory) else { return (nil, length) }
-        // Only its owner or root can bring the mode in line; a failure leaves it as it was, no worse.
-        let mode = (directory.mode & 0o222) * 3
-        if status.st_mode & 0o7777 != mode {
-            let user = FileSystem.effectiveUser
-            if status.st_uid == user || user == 0 { _ = system.calls.fchmod(descriptor, mode) }
-        }
-        return (directory, length)
     }
 
     private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls.Reference) throws {
@@ -290,8 +268,7 @@ struct FileLock {
                 let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
                 throw Held(processID: holder)
             }
-            // A pause is under a second: its attoseconds are all of it.
-            Thread.sleep(forTimeInterval: Double(min(pause, remaining).components.attoseconds) * 1e-18)
+            Thread.sleep(forTimeInterval: min(pause, remaining) / .seconds(1))
             pause = min(pause * 2, .milliseconds(50))
         }
     }
@@ -302,15 +279,14 @@ struct FileLock {
         #if os(Linux)
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
         let device = status.device
-        let inode = UInt64(status.st_ino)
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
         for line in table.split(separator: "\n") where !line.contains("->") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let fields = line.split(separator: " ")
             guard fields.count >= 6, fields[1] == "FLOCK" else { continue }
             let file = fields[5].split(separator: ":")
             guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
-                UInt64(file[2]) == inode
+                UInt64(file[2]) == UInt64(status.st_ino)
             else { continue }
             return Int32(fields[4])
         }
@@ -369,9 +345,7 @@ enum FileReader {
 enum FileClone {
     private static let refusingDevices = Locked<Set<UInt64>>([])
 
-    static func mayClone(onDevice device: UInt64) -> Bool {
-        !refusingDevices.withLock { $0.contains(device) }
-    }
+    static func mayClone(onDevice device: UInt64) -> Bool { !refusingDevices.withLock { $0.contains(device) } }
 
     /// Creates the file at `path`, open for writing and `total` bytes long in the end, sharing as much of the first
     /// `length` bytes of `source` as is worth it (Apple: the whole file; Linux: blocks), else made by `create`;
@@ -381,7 +355,6 @@ enum FileClone {
         orCreate create: () throws -> OpenFile
     ) throws -> (file: OpenFile, clone: (shared: Int, length: Int)?) {
         let system = source.file.system
-        let device = source.status.device
         #if canImport(Darwin)
         // A clone carries the source's flags and extended attributes, which a file written whole does not. Flags
         // that would keep the clone from being written or removed, or that only the superuser may clear, mean
@@ -393,28 +366,25 @@ enum FileClone {
             cloned = system.calls.cloneFile(source.file.descriptor, path) == 0
         }
         guard cloned else {
-            noteFailure(errno, onDevice: device)
+            noteFailure(errno, onDevice: source.status.device)
             return (try create(), nil)
         }
-        guard let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) else {
-            _ = system.calls.unlink(path)
-            return (try create(), nil)
-        }
-        guard fchflags(file.descriptor, 0) == 0, removeExtendedAttributes(of: file.descriptor) else {
+        if let file = try? OpenFile.open(path, O_WRONLY | O_NOFOLLOW, .write) {
+            if fchflags(file.descriptor, 0) == 0, removeExtendedAttributes(of: file.descriptor) {
+                let clonedLength = Int(source.status.st_size)
+                return (file, (min(length, clonedLength), clonedLength))
+            }
             file.closeQuietly()
-            _ = system.calls.unlink(path)
-            return (try create(), nil)
         }
-        let clonedLength = Int(source.status.st_size)
-        return (file, (min(length, clonedLength), clonedLength))
+        _ = system.calls.unlink(path)
+        return (try create(), nil)
         #else
         let file = try create()
         let blockSize = Int(source.status.st_blksize)
-        guard blockSize > 0 else { return (file, nil) }
         let shared = sharedLength(of: source.file, keeping: length, total: total, blockSize: blockSize)
         guard shared > 0 else { return (file, nil) }
         guard system.calls.cloneRange(source.file.descriptor, file.descriptor, shared) == 0 else {
-            noteFailure(errno, onDevice: device)
+            noteFailure(errno, onDevice: source.status.device)
             return (file, nil)
         }
         return (file, (shared, shared))
@@ -440,8 +410,8 @@ enum FileClone {
     /// write is rewritten with them while shorter (extents then halve to the end, as in a binary counter). A file in
     /// over ``extentLimit`` extents under 64 KiB on average is written whole; larger (compressed: 128 KiB) are shared.
     private static func sharedLength(of source: OpenFile, keeping length: Int, total: Int, blockSize: Int) -> Int {
+        guard blockSize > 0, length >= blockSize else { return 0 }
         var shared = length / blockSize * blockSize
-        guard shared > 0 else { return 0 }
         switch source.system.calls.extents(source.descriptor, shared, extentLimit) {
         case .unknown:
             return shared
@@ -470,9 +440,7 @@ enum FileClone {
     /// Remembers `device` when `code` says its file system cannot clone, not that it failed this once.
     private static func noteFailure(_ code: Int32, onDevice device: UInt64) {
         let unsupported: Set<Int32> = [EOPNOTSUPP, ENOTSUP, EXDEV, EINVAL, ENOTTY, ENOSYS]
-        if unsupported.contains(code) {
-            _ = refusingDevices.withLock { $0.insert(device) }
-        }
+        if unsupported.contains(code) { _ = refusingDevices.withLock { $0.insert(device) } }
     }
 }
 
@@ -520,9 +488,7 @@ struct EntryStatus: Hashable, Sendable {
 
 extension stat {
     /// The device, as an unsigned number whatever the platform's `dev_t`: a signed one is taken bit for bit.
-    var device: UInt64 {
-        UInt64(truncatingIfNeeded: st_dev)
-    }
+    var device: UInt64 { UInt64(truncatingIfNeeded: st_dev) }
 
     var times: (modified: (Int64, Int64), changed: (Int64, Int64)) {
         #if canImport(Darwin)

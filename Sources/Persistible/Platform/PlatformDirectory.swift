@@ -7,17 +7,14 @@ enum PlatformDirectory {
     }
 
     /// The application's folder when none is named: the bundle identifier, else the executable's name.
-    static var defaultApplication: String {
-        Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-    }
+    static var defaultApplication: String { Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName }
 
-    /// Where files of `kind` for `application` go.
     static func url(for kind: Kind, application: String) -> URL {
+        let fileManager = FileManager.default
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         // Every directory here is in the app's own container already, so no application folder is added; data
         // stays in Documents, where earlier versions of this code wrote, so that files saved by them are found.
         // tvOS lets an app write only to its caches, which the system may purge: every kind goes there.
-        let fileManager = FileManager.default
         let search: FileManager.SearchPathDirectory
         #if os(tvOS)
         search = .cachesDirectory
@@ -30,16 +27,13 @@ enum PlatformDirectory {
         #endif
         return fileManager.urls(for: search, in: .userDomainMask).first ?? fileManager.temporaryDirectory
         #elseif os(macOS)
-        let fileManager = FileManager.default
-        let root: URL
+        let (search, fallback): (FileManager.SearchPathDirectory, String)
         switch kind {
-        case .data, .configuration:
-            root = fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-                ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
-        case .caches:
-            root = fileManager.urls(for: .cachesDirectory, in: .userDomainMask).first
-                ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent("Library/Caches")
+        case .data, .configuration: (search, fallback) = (.applicationSupportDirectory, "Library/Application Support")
+        case .caches: (search, fallback) = (.cachesDirectory, "Library/Caches")
         }
+        let root = fileManager.urls(for: search, in: .userDomainMask).first
+            ?? fileManager.homeDirectoryForCurrentUser.appendingPathComponent(fallback)
         return root.appendingPathComponent(application, isDirectory: true)
         #else
         // The XDG base directories: FileManager's would give the data root shared by every program, and a home
@@ -50,7 +44,7 @@ enum PlatformDirectory {
         case .configuration: (variable, fallback) = ("XDG_CONFIG_HOME", ".config")
         case .caches: (variable, fallback) = ("XDG_CACHE_HOME", ".cache")
         }
-        let home = absolutePath(inEnvironment: "HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = absolutePath(inEnvironment: "HOME") ?? fileManager.homeDirectoryForCurrentUser.path
         let root = absolutePath(inEnvironment: variable) ?? (home as NSString).appendingPathComponent(fallback)
         return URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent(application, isDirectory: true)
         #endif

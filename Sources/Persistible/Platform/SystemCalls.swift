@@ -1,8 +1,7 @@
 import Foundation
 
-/// Every system call the package makes on files, in one table that a test replaces for its task, to record each
-/// call (the crash states) or fail any of them (the faults). Each entry keeps its C call's contract: -1, or `nil`,
-/// with `errno` set, on failure; a call spelled differently on each platform is one entry, its `#if`s in ``live``.
+/// Every system call the package makes on files, in one table a test replaces for its task to record or fail any
+/// call. Each entry keeps its C call's contract (-1, or `nil`, with `errno` set, on failure), its `#if`s in ``live``.
 struct SystemCalls: Sendable {
     var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     var close: @Sendable (_ descriptor: Int32) -> Int32
@@ -36,7 +35,6 @@ struct SystemCalls: Sendable {
     var cloneRange: @Sendable (_ source: Int32, _ destination: Int32, _ length: Int) -> Int32
     /// Apple's `fclonefileat` of a whole open file to a new path; -1 with `errno` elsewhere.
     var cloneFile: @Sendable (_ source: Int32, _ path: String) -> Int32
-    /// At most `limit` extents holding the open file's bytes before `length`.
     var extents: @Sendable (_ descriptor: Int32, _ length: Int, _ limit: Int) -> FileExtents
 
     /// The table in use, held by one reference that each facility takes once: copying its closures out of the
@@ -80,7 +78,6 @@ struct SystemError: Error {
     /// A directory's flush after a change in it, which is in place: a later durable operation flushes it.
     static let directoryFlush = "fsync directory"
 
-    /// Captures `errno` for a call that has just failed.
     static func last(_ operation: String, _ phase: Phase) -> SystemError {
         SystemError(phase: phase, operation: operation, code: errno)
     }
@@ -95,9 +92,7 @@ struct SystemError: Error {
         throw last(operation, phase)
     }
 
-    static func message(for code: Int32) -> String {
-        String(cString: strerror(code))
-    }
+    static func message(for code: Int32) -> String { String(cString: strerror(code)) }
 }
 
 /// A value that many threads share, reached only while holding its lock.
@@ -242,22 +237,18 @@ extension SystemCalls {
         extents: { descriptor, length, limit in
             #if os(Linux)
             guard length > 0, limit > 0 else { return .extents([]) }
-            // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import; then
             // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
-            let mapRequest = UInt(0xC020_660B)
             let headerSize = 32, extentSize = 56
-            // FIEMAP_EXTENT_LAST: the extent is the last of the range asked about.
-            let lastExtentFlag: UInt32 = 0x1
             return withUnsafeTemporaryAllocation(
                 byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
             ) { raw -> FileExtents in
                 raw.initializeMemory(as: UInt8.self, repeating: 0)  // fm_start and fm_flags are 0
                 raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
                 raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
-                guard ioctl(descriptor, mapRequest, raw.baseAddress!) == 0 else { return .unknown }
+                // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import.
+                guard ioctl(descriptor, UInt(0xC020_660B), raw.baseAddress!) == 0 else { return .unknown }
                 let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
                 var ranges: [Range<Int>] = []
-                ranges.reserveCapacity(mapped)
                 for index in 0..<mapped {
                     let extent = headerSize + extentSize * index
                     let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
@@ -265,10 +256,11 @@ extension SystemCalls {
                     guard start < length else { break }
                     ranges.append(start..<(start + min(count, length - start)))
                 }
-                // A full buffer that stops short of `length` leaves extents unreported.
+                // A full buffer that stops short of `length`, its last extent not flagged FIEMAP_EXTENT_LAST, leaves
+                // extents unreported.
                 if mapped == limit, let last = ranges.last, last.upperBound < length {
                     let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
-                    if flags & lastExtentFlag == 0 { return .tooMany(ranges) }
+                    if flags & 0x1 == 0 { return .tooMany(ranges) }
                 }
                 return .extents(ranges)
             }
