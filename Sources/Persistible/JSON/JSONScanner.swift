@@ -92,17 +92,13 @@ struct JSONScanner {
             guard let byte = rest.first else { return "the end of the file" }
             let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
             if let name = names[Int(byte)] { return name }
-            switch byte {
-            case 0..<0x20, 0x7F: return "the control character U+\(String(format: "%04X", byte))"
-            case 0x80...:
-                var iterator = rest.makeIterator()
-                var parser = Unicode.UTF8.ForwardParser()
-                guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
-                    return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
-                }
-                return "'\(Character(Unicode.UTF8.decode(encoded)))'"
-            default: return "'\(Character(Unicode.Scalar(byte)))'"
+            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(String(format: "%04X", byte))" }
+            var iterator = rest.makeIterator()
+            var parser = Unicode.UTF8.ForwardParser()
+            guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
+                return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
             }
+            return "'\(Character(Unicode.UTF8.decode(encoded)))'"
         }
     }
 
@@ -154,16 +150,11 @@ struct JSONScanner {
             }
         }
         units += String(decoding: rest, as: UTF8.self).utf16
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF16()
-        var iterator = units.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
+        var utf8: [UInt8] = []
+        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
+            utf8.append($0)
         }
+        return failed ? nil : String(decoding: utf8, as: UTF8.self)
     }
 
     /// Calls `body` with each member of the object at `range`, without an array of them; `false` if none is there.
@@ -191,11 +182,6 @@ struct JSONScanner {
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
-    }
-
-    private mutating func fail(_ expected: Expectation) -> Range<Int>? {
-        failure = (position, expected)
-        return nil
     }
 
     private func noted() -> SyntaxError {
@@ -437,11 +423,10 @@ struct JSONScanner {
     private mutating func key(_ expected: Expectation = .key) -> Range<Int>? {
         skipWhitespace()
         let start = position + 1
-        guard current == UInt8(ascii: "\"") else { return fail(expected) }
-        guard skipString() else { return nil }
+        guard current == UInt8(ascii: "\"") ? skipString() : fail(expected) else { return nil }
         let key = start..<(position - 1)
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return fail(.colon) }
+        guard current == UInt8(ascii: ":") || fail(.colon) else { return nil }
         position += 1
         return key
     }

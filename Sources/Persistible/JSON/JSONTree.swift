@@ -37,14 +37,12 @@ indirect enum JSONTree {
     /// This object, in `bytes`, without its members under `keys`: the others as stored, so that a decode of it
     /// tells what those keys mean to a type and nothing else.
     func object(in bytes: Data, without keys: Set<String>) -> Data {
-        var object = Data("{".utf8)
         guard case .object(let members, _) = self else { return Data("{}".utf8) }
-        for member in members where !keys.contains(member.key) {
-            if object.count > 1 { object.append(UInt8(ascii: ",")) }
-            // From the key's opening quote to the value's end.
-            object.append(bytes[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound])
+        // Each from the key's opening quote to the value's end.
+        let kept = members.filter { !keys.contains($0.key) }.map {
+            bytes[offsets: ($0.keyRange.lowerBound - 1)..<$0.value.range.upperBound]
         }
-        return object + Data("}".utf8)
+        return Data("{".utf8) + Data(kept.joined(separator: Data(",".utf8))) + Data("}".utf8)
     }
 
     /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
@@ -54,20 +52,9 @@ indirect enum JSONTree {
             || canonical(in: bytes) == other.canonical(in: otherBytes)
     }
 
-    /// Whether `elements`, in `bytes`, are the values of `others`, in `otherBytes`, in some order: a set's elements
-    /// are encoded in an order that changes from process to process.
-    static func sameInAnyOrder(
-        _ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data
-    ) -> Bool {
-        func counts(_ trees: [JSONTree], _ bytes: Data) -> [String: Int] {
-            trees.reduce(into: [:]) { $0[$1.canonical(in: bytes), default: 0] += 1 }
-        }
-        return elements.count == others.count && counts(elements, bytes) == counts(others, otherBytes)
-    }
-
     /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
     /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
-    private func canonical(in bytes: Data) -> String {
+    func canonical(in bytes: Data) -> String {
         switch self {
         case .scalar(let range):
             let text = String(decoding: bytes[offsets: range], as: UTF8.self)
