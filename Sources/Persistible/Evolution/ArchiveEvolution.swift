@@ -132,7 +132,6 @@ struct DefaultsObject {
 }
 
 extension Archive {
-    /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
         JSONTree.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
     }

@@ -16,9 +16,8 @@ public struct ArchiveMigration<Value>: Sendable {
         try decodeKeepingOld(bytes, decoder).value
     }
 
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it. A write keeps the
-    /// keys `oldType` does not know: at every depth when it is `Codable`, at the top level when it is only
-    /// `Decodable` (see <doc:ModelEvolution>).
+    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it; see
+    /// <doc:ModelEvolution#A-field-renamed-or-its-type-changed> for the keys a write keeps.
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -40,8 +39,8 @@ public struct ArchiveMigration<Value>: Sendable {
         Step(convert: convert, keepsOld: true).migration
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once. It
-    /// keeps the keys this migration keeps (see <doc:ModelEvolution>).
+    /// This migration followed by a conversion of its result, keeping the keys this migration keeps: how a chain of
+    /// versions declares each step once (see <doc:ModelEvolution#A-field-renamed-or-its-type-changed>).
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values.
@@ -82,30 +81,22 @@ extension Archive {
         for migration in migrations {
             guard let (value, old) = try? migration.decodeKeepingOld(record, decoder) else { continue }
             let current = try encode(value)
-            guard let old else {
-                return try probedForm(of: record, decodedBy: migration, into: current, value: value, at: position)
+            if let old {
+                return try carrying(from: record, beyond: try encode(old), into: current, at: position)
             }
-            return try carrying(from: record, beyond: try encode(old), into: current, at: position)
+            // A `Decodable`-only old type did not read a top-level key that `current` lacks and without which the
+            // record still migrates to `value`. One decode per key; nested keys are not probed.
+            guard let object = JSONTree.parse(record), case .object(let members, _) = object,
+                let currentObject = JSONTree.parse(current), case .object = currentObject
+            else { return current }
+            let unread = Set(members.map(\.key)).filter { key in
+                currentObject.member(key) == nil
+                    && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
+            }
+            guard !unread.isEmpty else { return current }
+            let known = object.object(in: record, without: unread)
+            return try carrying(from: record, beyond: known, into: current, at: position)
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
-    }
-
-    /// `current` with the top-level keys of `record` that a `Decodable`-only old type did not read: those `current`
-    /// lacks, without which the record still migrates to `value`. One decode per key; nested keys are not probed.
-    private func probedForm(
-        of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
-        at position: Int
-    ) throws(PersistenceError) -> Data {
-        guard let object = JSONTree.parse(record), case .object(let members, _) = object,
-            let currentObject = JSONTree.parse(current), case .object = currentObject
-        else { return current }
-        let unread = Set(members.map(\.key)).filter { key in
-            currentObject.member(key) == nil
-                && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
-        }
-        guard !unread.isEmpty else { return current }
-        return try carrying(
-            from: record, beyond: object.object(in: record, without: unread), into: current, at: position
-        )
     }
 }

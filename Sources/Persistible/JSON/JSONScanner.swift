@@ -197,15 +197,10 @@ struct JSONScanner {
             if position < bytes.count { failure = (position, .end) }
         }
         // The grammar does not look into strings' UTF-8, which the decoder rejects as well.
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var offset = 0
-        scalars: while offset < (failure?.offset ?? bytes.count) {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded): offset += encoded.count
-            case .error: return SyntaxError(at: offset, expected: .utf8, in: bytes)
-            case .emptyInput: break scalars
-            }
+        var valid = 0
+        let checked = bytes[..<(failure?.offset ?? bytes.count)].makeIterator()
+        if transcode(checked, from: UTF8.self, to: UTF8.self, stoppingOnError: true, into: { _ in valid += 1 }) {
+            return SyntaxError(at: valid, expected: .utf8, in: bytes)
         }
         return failure == nil ? nil : noted()
     }
@@ -231,8 +226,9 @@ struct JSONScanner {
                 let next = nextRecord(from: resume, indentation: indentation, closing: closing)
                 var damaged = start..<(next.map { trimmedEnd(of: start..<$0) } ?? bytes.count)
                 if let value {
-                    let stray = start..<trimmedEnd(of: damaged, orClosingBracket: true)
-                    if bytes[stray].count(where: { !isJSONWhitespace($0) }) <= 1 {
+                    // One stray byte, besides a `,` or `]` that ends the damage.
+                    let stray = bytes[start..<damaged.upperBound].filter { !isJSONWhitespace($0) }
+                    if stray.count <= 1 || (stray.count == 2 && ",]".utf8.contains(stray[1])) {
                         parts.append(.record(value))
                     } else {
                         damaged = value.lowerBound..<damaged.upperBound
@@ -265,17 +261,15 @@ struct JSONScanner {
                 position += 1
                 continue
             }
-            if current == UInt8(ascii: "]") {
+            let bracket = current == UInt8(ascii: "]")
+            if bracket {
                 let ends = closesTheBytes()
                 // A whole value that the array's bracket closes is a record, whatever damage follows.
                 if let value, ends || closed { parts.append(.record(value)) }
                 if ends { return parts }
-                failure = (position, .end)
-                damage = closed ? (next, next, noted(), nil) : (start, start + 1, noted(), nil)
-                continue
             }
-            failure = (position, .afterElement)
-            damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
+            failure = (position, bracket ? .end : .afterElement)
+            damage = closed ? (next, next, noted(), bracket ? nil : value) : (start, start + 1, noted(), nil)
         }
     }
 
@@ -359,15 +353,11 @@ struct JSONScanner {
         }
     }
 
-    /// The end of `range` without the whitespace and the one comma (or `]`) that separate it from what follows.
-    private func trimmedEnd(of range: Range<Int>, orClosingBracket: Bool = false) -> Int {
+    /// The end of `range` without the whitespace and the one comma that separate it from what follows.
+    private func trimmedEnd(of range: Range<Int>) -> Int {
         var end = range.upperBound
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
-        if end > range.lowerBound,
-            bytes[end - 1] == UInt8(ascii: ",") || (orClosingBracket && bytes[end - 1] == UInt8(ascii: "]"))
-        {
-            end -= 1
-        }
+        if end > range.lowerBound, bytes[end - 1] == UInt8(ascii: ",") { end -= 1 }
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
         return end
     }
