@@ -44,10 +44,10 @@ struct DefaultsObject {
         var count = 0
         // Found members that hold defaults of their own, in stored order, which keeps the insertions in order.
         var nested: [(child: DefaultsObject, name: String, value: Range<Int>)] = []
-        let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
+        let isObject = JSONScanner.forEachMember(in: buffer, at: range) { storedKey, storedValue in
             count += 1
             guard missing > 0 else { return }
-            let key = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
+            let key = UnsafeRawBufferPointer(rebasing: buffer[storedKey.shifted(by: range.lowerBound)])
             var match = members.indices.first { index in
                 !found[index] && members[index].key.count == key.count
                     && members[index].key.withUnsafeBytes { $0.elementsEqual(key) }
@@ -62,7 +62,7 @@ struct DefaultsObject {
             found[match] = true
             missing -= 1
             if let child = members[match].child {
-                nested.append((child, members[match].name, stored.value.shifted(by: range.lowerBound)))
+                nested.append((child, members[match].name, storedValue.shifted(by: range.lowerBound)))
             }
         }
         guard isObject else { return }

@@ -157,24 +157,19 @@ struct JSONScanner {
         return failed ? nil : String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Calls `body` with each member of the object at `range`, without an array of them; `false` if none is there.
+    /// Calls `body` with the ranges of each member's key (inside the quotes, escapes as stored) and value in the
+    /// object at `range`, without an array of them; `false` if none is there.
     static func forEachMember(
-        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
+        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void
     ) -> Bool {
         let read = reading(UnsafeRawBufferPointer(rebasing: buffer[range])) { scanner in
             scanner.container(UInt8(ascii: "{")) { scanner in
                 guard let key = scanner.key(), let value = scanner.value() else { return false }
-                body(Member(key: key, value: value))
+                body(key, value)
                 return true
             }
         }
         return read == true
-    }
-
-    struct Member {
-        /// The key's characters, inside the quotes, escapes as stored.
-        var key: Range<Int>
-        var value: Range<Int>
     }
 
     // MARK: - Grammar
@@ -285,7 +280,7 @@ struct JSONScanner {
             index = lineBreak + 1
             let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
             if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
-                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
+                readsToTheEnd(from: index + indentation, closing: closing, firstOnly: false, noting: &leadToDamage)
             {
                 return indentation
             }
@@ -309,8 +304,9 @@ struct JSONScanner {
             // A value after a colon is a member's, never a record, even where the record's end is what is damaged.
             let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) })
             if let before, bytes[before] == UInt8(ascii: ":") { continue }
+            // At the records' indentation one record is proof enough, so that records between two damages come back.
             let indented = indentation != nil && lineIndentation(before: candidate) == indentation
-            if indented && isRecord(at: candidate) || readsToTheEnd(from: candidate, closing: closing, noting: &tried) {
+            if readsToTheEnd(from: candidate, closing: closing, firstOnly: indented, noting: &tried) {
                 return candidate
             }
         }
@@ -323,31 +319,26 @@ struct JSONScanner {
         return index - indentation > 0 && bytes[index - indentation - 1] == UInt8(ascii: "\n") ? indentation : nil
     }
 
-    /// Whether a value at `index` is followed by what follows a record: a comma, the `]` that ends the bytes, or
-    /// their end, if it is not a number.
-    private mutating func isRecord(at index: Int) -> Bool {
-        position = index
-        guard skipValue() else { return false }
-        let closed = !isDigit(bytes[position - 1])
-        skipWhitespace()
-        if current == UInt8(ascii: "]") { return closesTheBytes() }
-        return current == UInt8(ascii: ",") || (current == nil && closed)
-    }
-
     /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented as
-    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again.
-    private mutating func readsToTheEnd(from index: Int, closing: Int, noting starts: inout Set<Int>) -> Bool {
+    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again. With
+    /// `firstOnly`, whether the first alone is followed by what follows a record: a comma, that `]` however indented,
+    /// or the bytes' end if it is not a number.
+    private mutating func readsToTheEnd(
+        from index: Int, closing: Int, firstOnly: Bool, noting starts: inout Set<Int>
+    ) -> Bool {
         position = index
         while true {
-            guard starts.insert(position).inserted, skipValue() else { return false }
+            guard firstOnly || starts.insert(position).inserted, skipValue() else { return false }
+            let closed = !isDigit(bytes[position - 1])
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 // A cut after a nested array's `]` in a file of indented lines leaves one at the end too, indented
                 // as deep as it was.
                 let indentation = lineIndentation(before: position)
-                return closesTheBytes() && (indentation ?? closing) == closing
+                return closesTheBytes() && (firstOnly || (indentation ?? closing) == closing)
             }
-            guard current == UInt8(ascii: ",") else { return false }
+            guard current == UInt8(ascii: ",") else { return firstOnly && current == nil && closed }
+            if firstOnly { return true }
             position += 1
             skipWhitespace()
         }
