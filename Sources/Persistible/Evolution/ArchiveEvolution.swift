@@ -1,9 +1,8 @@
 import Foundation
 
-/// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them.
-///
-/// Keys are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads
-/// them only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
+/// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them. Keys
+/// are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads them
+/// only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
 struct DefaultsObject {
     struct Member {
         /// The key as the encoder wrote it, inside the quotes; `name`, unescaped.

@@ -25,16 +25,14 @@ public struct ArchiveMigration<Value>: Sendable {
     ///     migration cannot read, and the error says what it threw.
     /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
     public static func from<Old: Decodable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
+        _ oldType: Old.Type, _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
         Step(convert: convert, keepsOld: false).migration
     }
 
     /// The `Decodable` form, chosen over it wherever `oldType` is known to be `Codable`, in generic code too.
     public static func from<Old: Codable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
+        _ oldType: Old.Type, _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
         Step(convert: convert, keepsOld: true).migration
     }
@@ -71,9 +69,8 @@ private struct Step<Old: Decodable, Value>: Sendable {
 // MARK: - Migrated records
 
 extension Archive {
-    /// A migrated record in the current format, with the keys it holds beyond what the old type read: what a write
-    /// compares with the value's encoding, as it does a record's bytes. Throws `unknownKeysWouldBeLost` when no
-    /// migration reads it any more or its keys have no place.
+    /// A migrated record in the current format, keeping the keys its old type did not read, for a write to compare
+    /// with the value's encoding; throws `unknownKeysWouldBeLost` if no migration reads it or a key has no place.
     func currentForm(
         ofMigrated record: Data, at position: Int, by migrations: [ArchiveMigration<Value>]
     ) throws(PersistenceError) -> Data {

@@ -69,11 +69,9 @@ struct UnknownKeys {
         collect(stored, known, path: [], read: [], into: &self)
     }
 
-    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, an array kept
-    /// whole ending in `[]`; the record itself when nothing else is named.
-    ///
-    /// - Parameter encodedWhole: Whether none of the stored bytes are kept: a scalar read as another value is then
-    ///   lost too, an empty list means nothing is lost, and the paths are sorted.
+    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip` or `[3].tags[]`
+    /// (an array kept whole), else the record itself. `encodedWhole`: none of the stored bytes are kept, so a scalar
+    /// read as another value is lost too, an empty list means nothing is lost, and the paths are sorted.
     func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
         let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
             + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
@@ -125,7 +123,6 @@ struct UnknownKeys {
         return result
     }
 
-    /// A member's indentation.
     private static func whitespace(before offset: Int, in data: Data) -> Data {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
@@ -187,9 +184,8 @@ extension Archive {
 
 /// Which key of a type a stored key stands for, as the archive's decoder reads it (`"user_name"` is `"userName"`
 /// under `.convertFromSnakeCase`; `"cafe\u0301"` is `"café"` under any), so that a default never fills, nor a write
-/// keeps, a key the record holds under another spelling.
-///
-/// A class, so that what it learns from the decoder serves the file's other records; never shared.
+/// keeps, a key the record holds under another spelling. A class, so that what it learns from the decoder serves
+/// the file's other records; never shared.
 final class KeyReading {
     private let decoder: JSONDecoder
     private let strategy: JSONDecoder.KeyDecodingStrategy

@@ -8,10 +8,6 @@ struct JSONScanner {
     /// Where the last scan that returned `false` found the bytes stop being JSON, and what it expected there.
     private var failure: (offset: Int, expected: Expectation)?
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
-    }
-
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
     fileprivate static func reading<Result>(
@@ -23,7 +19,7 @@ struct JSONScanner {
     private static func reading<Result>(
         _ bytes: UnsafeRawBufferPointer, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
-        var scanner = JSONScanner(bytes)
+        var scanner = JSONScanner(bytes: bytes)
         scanner.skipByteOrderMark()
         scanner.skipWhitespace()
         guard let result = read(&scanner) else { return nil }
@@ -49,7 +45,7 @@ struct JSONScanner {
     /// followed by one stray byte and then a record (a lost `,`) is whole; anything more makes it part of the damage.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = JSONScanner(bytes: buffer)
             return scanner.arrayParts()
         }
     }
@@ -67,7 +63,7 @@ struct JSONScanner {
             return nil
         }
         return data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = JSONScanner(bytes: buffer)
             return scanner.firstError()
         }
     }
@@ -213,7 +209,7 @@ struct JSONScanner {
         if current == UInt8(ascii: "[") {
             position += 1
         } else {
-            var whole = JSONScanner(bytes)
+            var whole = JSONScanner(bytes: bytes)
             damage = (0, position, whole.firstError() ?? noted(), nil)
         }
         while true {
@@ -277,12 +273,11 @@ struct JSONScanner {
         var leadToDamage = Set<Int>()
         var index = position
         while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
-            index = lineBreak + 1
-            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
-            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
-                readsToTheEnd(from: index + indentation, closing: closing, firstOnly: false, noting: &leadToDamage)
+            index = lineBreak + 1 + bytes[(lineBreak + 1)...].prefix { $0 == 0x20 || $0 == 0x09 }.count
+            if index < bytes.count, opensValue(bytes[index]),
+                readsToTheEnd(from: index, closing: closing, firstOnly: false, noting: &leadToDamage)
             {
-                return indentation
+                return index - lineBreak - 1
             }
         }
         // No line reads on to the end, as when the end is cut off too: the first record's line tells.
