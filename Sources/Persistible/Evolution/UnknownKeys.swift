@@ -60,7 +60,9 @@ struct UnknownKeys {
                 {
                     found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
                 }
-            case (.scalar, .scalar) where stored.means(known, in: storedBytes, knownBytes):
+            // The same scalar however written (`1.0` and `1`, `"\u00e9"` and `"é"`) is no change.
+            case (.scalar, .scalar) where storedBytes[offsets: stored.range] == knownBytes[offsets: known.range]
+                || stored.canonical(in: storedBytes) == known.canonical(in: knownBytes):
                 break
             default:
                 found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))

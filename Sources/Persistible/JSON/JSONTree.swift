@@ -45,13 +45,6 @@ indirect enum JSONTree {
         return Data("{".utf8) + Data(kept.joined(separator: Data(",".utf8))) + Data("}".utf8)
     }
 
-    /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
-    /// (`1.0` and `1`, `"\u00e9"` and `"é"`), the same elements in the same order, the same keys in any order.
-    func means(_ other: JSONTree, in bytes: Data, _ otherBytes: Data) -> Bool {
-        bytes[offsets: range].elementsEqual(otherBytes[offsets: other.range])
-            || canonical(in: bytes) == other.canonical(in: otherBytes)
-    }
-
     /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
     /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
     func canonical(in bytes: Data) -> String {
