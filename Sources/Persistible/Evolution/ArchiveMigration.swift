@@ -1,8 +1,7 @@
 import Foundation
 
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
-/// convert them. <doc:ModelEvolution#A-field-renamed-or-its-type-changed> shows how to declare them, in which order
-/// they are tried and what a write keeps of a migrated record.
+/// convert them (see <doc:ModelEvolution#A-field-renamed-or-its-type-changed>).
 ///
 /// **An `ArchiveMigration` can be used from any thread**: its conversion is a `@Sendable` closure.
 public struct ArchiveMigration<Value>: Sendable {
