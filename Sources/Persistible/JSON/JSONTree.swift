@@ -114,9 +114,7 @@ struct StrictJSON: Decodable {
     /// `string` in quotes, escaped as the package's encoder escapes it.
     static func quoted(_ string: String) -> String {
         // Most strings need no escape, and an encoder costs far more than they do.
-        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-            || $0 == UInt8(ascii: "/") })
-        else { return "\"\(string)\"" }
+        guard string.utf8.contains(where: { $0 < 0x20 || "\"\\/".utf8.contains($0) }) else { return "\"\(string)\"" }
         return (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(string)\""
     }
 }
