@@ -1,9 +1,8 @@
 import Foundation
 
-/// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them.
-///
-/// Keys are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads
-/// them only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
+/// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them. Keys
+/// are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads them
+/// only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
 struct DefaultsObject {
     struct Member {
         /// The key as the encoder wrote it, inside the quotes; `name`, unescaped.
@@ -44,10 +43,10 @@ struct DefaultsObject {
         var count = 0
         // Found members that hold defaults of their own, in stored order, which keeps the insertions in order.
         var nested: [(child: DefaultsObject, name: String, value: Range<Int>)] = []
-        let isObject = JSONScanner.forEachMember(in: buffer, at: range) { stored in
+        let isObject = JSONScanner.forEachMember(in: buffer, at: range) { storedKey, storedValue in
             count += 1
             guard missing > 0 else { return }
-            let key = UnsafeRawBufferPointer(rebasing: buffer[stored.key.shifted(by: range.lowerBound)])
+            let key = UnsafeRawBufferPointer(rebasing: buffer[storedKey.shifted(by: range.lowerBound)])
             var match = members.indices.first { index in
                 !found[index] && members[index].key.count == key.count
                     && members[index].key.withUnsafeBytes { $0.elementsEqual(key) }
@@ -62,7 +61,7 @@ struct DefaultsObject {
             found[match] = true
             missing -= 1
             if let child = members[match].child {
-                nested.append((child, members[match].name, stored.value.shifted(by: range.lowerBound)))
+                nested.append((child, members[match].name, storedValue.shifted(by: range.lowerBound)))
             }
         }
         guard isObject else { return }
@@ -132,7 +131,6 @@ struct DefaultsObject {
 }
 
 extension Archive {
-    /// The defaults in `encoding`, or `nil` if it is not a JSON object.
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
         JSONTree.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
     }

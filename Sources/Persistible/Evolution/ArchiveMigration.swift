@@ -1,8 +1,7 @@
 import Foundation
 
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
-/// convert them. <doc:ModelEvolution#A-field-renamed-or-its-type-changed> shows how to declare them, in which order
-/// they are tried and what a write keeps of a migrated record.
+/// convert them (see <doc:ModelEvolution#A-field-renamed-or-its-type-changed>).
 ///
 /// **An `ArchiveMigration` can be used from any thread**: its conversion is a `@Sendable` closure.
 public struct ArchiveMigration<Value>: Sendable {
@@ -16,9 +15,8 @@ public struct ArchiveMigration<Value>: Sendable {
         try decodeKeepingOld(bytes, decoder).value
     }
 
-    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it. A write keeps the
-    /// keys `oldType` does not know: at every depth when it is `Codable`, at the top level when it is only
-    /// `Decodable` (see <doc:ModelEvolution>).
+    /// A migration that decodes a record as `oldType` with the file's decoder, then converts it; see
+    /// <doc:ModelEvolution#A-field-renamed-or-its-type-changed> for the keys a write keeps.
     ///
     /// - Parameters:
     ///   - oldType: A frozen copy of the earlier version: a type that is never changed again, not the live one.
@@ -26,22 +24,20 @@ public struct ArchiveMigration<Value>: Sendable {
     ///     migration cannot read, and the error says what it threw.
     /// - Returns: The migration, to list in ``Persistible/archiveMigrations``.
     public static func from<Old: Decodable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
+        _ oldType: Old.Type, _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
         Step(convert: convert, keepsOld: false).migration
     }
 
     /// The `Decodable` form, chosen over it wherever `oldType` is known to be `Codable`, in generic code too.
     public static func from<Old: Codable>(
-        _ oldType: Old.Type,
-        _ convert: @escaping @Sendable (Old) throws -> Value
+        _ oldType: Old.Type, _ convert: @escaping @Sendable (Old) throws -> Value
     ) -> ArchiveMigration<Value> {
         Step(convert: convert, keepsOld: true).migration
     }
 
-    /// This migration followed by a conversion of its result: how a chain of versions declares each step once. It
-    /// keeps the keys this migration keeps (see <doc:ModelEvolution>).
+    /// This migration followed by a conversion of its result, keeping the keys this migration keeps: how a chain of
+    /// versions declares each step once (see <doc:ModelEvolution#A-field-renamed-or-its-type-changed>).
     ///
     /// - Parameter convert: Makes the next version's value from this migration's result.
     /// - Returns: A migration that reads the same records as this one and gives `Next` values.
@@ -72,9 +68,8 @@ private struct Step<Old: Decodable, Value>: Sendable {
 // MARK: - Migrated records
 
 extension Archive {
-    /// A migrated record in the current format, with the keys it holds beyond what the old type read: what a write
-    /// compares with the value's encoding, as it does a record's bytes. Throws `unknownKeysWouldBeLost` when no
-    /// migration reads it any more or its keys have no place.
+    /// A migrated record in the current format, keeping the keys its old type did not read, for a write to compare
+    /// with the value's encoding; throws `unknownKeysWouldBeLost` if no migration reads it or a key has no place.
     func currentForm(
         ofMigrated record: Data, at position: Int, by migrations: [ArchiveMigration<Value>]
     ) throws(PersistenceError) -> Data {
@@ -82,30 +77,22 @@ extension Archive {
         for migration in migrations {
             guard let (value, old) = try? migration.decodeKeepingOld(record, decoder) else { continue }
             let current = try encode(value)
-            guard let old else {
-                return try probedForm(of: record, decodedBy: migration, into: current, value: value, at: position)
+            if let old {
+                return try carrying(from: record, beyond: try encode(old), into: current, at: position)
             }
-            return try carrying(from: record, beyond: try encode(old), into: current, at: position)
+            // A `Decodable`-only old type did not read a top-level key that `current` lacks and without which the
+            // record still migrates to `value`. One decode per key; nested keys are not probed.
+            guard let object = JSONTree.parse(record), case .object(let members, _) = object,
+                let currentObject = JSONTree.parse(current), case .object = currentObject
+            else { return current }
+            let unread = Set(members.map(\.key)).filter { key in
+                currentObject.member(key) == nil
+                    && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
+            }
+            guard !unread.isEmpty else { return current }
+            let known = object.object(in: record, without: unread)
+            return try carrying(from: record, beyond: known, into: current, at: position)
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))
-    }
-
-    /// `current` with the top-level keys of `record` that a `Decodable`-only old type did not read: those `current`
-    /// lacks, without which the record still migrates to `value`. One decode per key; nested keys are not probed.
-    private func probedForm(
-        of record: Data, decodedBy migration: ArchiveMigration<Value>, into current: Data, value: Value,
-        at position: Int
-    ) throws(PersistenceError) -> Data {
-        guard let object = JSONTree.parse(record), case .object(let members, _) = object,
-            let currentObject = JSONTree.parse(current), case .object = currentObject
-        else { return current }
-        let unread = Set(members.map(\.key)).filter { key in
-            currentObject.member(key) == nil
-                && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
-        }
-        guard !unread.isEmpty else { return current }
-        return try carrying(
-            from: record, beyond: object.object(in: record, without: unread), into: current, at: position
-        )
     }
 }

@@ -3,10 +3,8 @@ import Foundation
 // MARK: - Salvage
 
 extension Persistible where Self: Codable & Hashable {
-    /// Reads the file record by record and returns what decodes and what does not; writes nothing.
-    ///
-    /// Where the file is damaged or cut short, reading resumes at the next whole record, so one damaged record of N
-    /// gives the other N − 1 values. <doc:ModelEvolution#Salvage-and-move-aside> shows how to start afresh with them.
+    /// Reads the file record by record, on past damage, and returns what decodes and what does not; writes nothing
+    /// (see <doc:ModelEvolution#Salvage-and-move-aside>).
     ///
     /// - Returns: The readable values, in stored order, and the unreadable records with their bytes as stored.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason
@@ -25,8 +23,8 @@ extension Persistible where Self: Codable & Hashable {
         try archive().unreadableRecords()
     }
 
-    /// Renames the file, under the lock, to a new name beside it that says why and when, and returns where it
-    /// went; an existing file is never replaced (see <doc:ModelEvolution#Salvage-and-move-aside>).
+    /// Renames the file to a new name beside it that says why and when, never replacing a file there (see
+    /// <doc:ModelEvolution#Salvage-and-move-aside>).
     ///
     /// - Returns: The file's new location.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Reason/fileNotFound`` if there is no file, or a reason

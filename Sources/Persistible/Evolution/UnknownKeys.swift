@@ -33,52 +33,47 @@ struct UnknownKeys {
     /// What `stored` holds that `known` lacks or holds otherwise, at every depth; a stored key that `keys` reads as
     /// a key of `known` is that key.
     init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
-        collect(stored, known, path: [], read: [], bytes: (storedBytes, knownBytes), keys: keys)
-    }
-
-    /// `path` spells the keys as the encoding does; `read`, as the decoder reads them.
-    private mutating func collect(
-        _ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], bytes: (stored: Data, known: Data),
-        keys: KeyReading
-    ) {
-        switch (stored, known) {
-        case (.object(let members, _), .object(let knownMembers, _)):
-            for member in members {
-                if let match = knownMembers.first(where: { $0.key == member.key })
-                    ?? knownMembers.first(where: { keys.same(member.key, $0.key, at: read) })
-                {
-                    let readKey = keys.read(match.key, at: read)
-                    collect(
-                        member.value, match.value, path: path + [match.key], read: read + [readKey], bytes: bytes,
-                        keys: keys
-                    )
-                } else {
-                    self.members.append(Member(path: path, key: member.key, value: member.value.range))
+        // `path` spells the keys as the encoding does; `read`, as the decoder reads them.
+        func collect(_ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], into found: inout Self) {
+            switch (stored, known) {
+            case (.object(let members, _), .object(let knownMembers, _)):
+                for member in members {
+                    if let match = knownMembers.first(where: { $0.key == member.key })
+                        ?? knownMembers.first(where: { keys.same(member.key, $0.key, at: read) })
+                    {
+                        let below = read + [keys.read(match.key, at: read)]
+                        collect(member.value, match.value, path: path + [match.key], read: below, into: &found)
+                    } else {
+                        found.members.append(Member(path: path, key: member.key, value: member.value.range))
+                    }
                 }
+            case (.array(let storedElements, _), .array(let knownElements, _)):
+                var inside = UnknownKeys()
+                var differs = storedElements.count != knownElements.count
+                for (element, knownElement) in zip(storedElements, knownElements) where !differs {
+                    collect(element, knownElement, path: [], read: [], into: &inside)
+                    differs = !inside.isEmpty
+                }
+                // A set's elements are encoded in an order that changes from process to process.
+                if differs, storedElements.map({ $0.canonical(in: storedBytes) }).sorted()
+                    != knownElements.map({ $0.canonical(in: knownBytes) }).sorted()
+                {
+                    found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
+                }
+            // The same scalar however written (`1.0` and `1`, `"\u00e9"` and `"é"`) is no change.
+            case (.scalar, .scalar) where storedBytes[offsets: stored.range] == knownBytes[offsets: known.range]
+                || stored.canonical(in: storedBytes) == known.canonical(in: knownBytes):
+                break
+            default:
+                found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
             }
-        case (.array(let storedElements, _), .array(let knownElements, _)):
-            var inside = UnknownKeys()
-            var differs = storedElements.count != knownElements.count
-            for (element, knownElement) in zip(storedElements, knownElements) where !differs {
-                inside.collect(element, knownElement, path: [], read: [], bytes: bytes, keys: keys)
-                differs = !inside.isEmpty
-            }
-            // A set's elements are encoded in an order that changes from process to process.
-            if differs, !JSONTree.sameInAnyOrder(storedElements, in: bytes.stored, knownElements, in: bytes.known) {
-                wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
-            }
-        case (.scalar, .scalar) where stored.means(known, in: bytes.stored, bytes.known):
-            break
-        default:
-            wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
         }
+        collect(stored, known, path: [], read: [], into: &self)
     }
 
-    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip`, an array kept
-    /// whole ending in `[]`; the record itself when nothing else is named.
-    ///
-    /// - Parameter encodedWhole: Whether none of the stored bytes are kept: a scalar read as another value is then
-    ///   lost too, an empty list means nothing is lost, and the paths are sorted.
+    /// The key paths of what a write that cannot carry these over would lose, as `[3].address.zip` or `[3].tags[]`
+    /// (an array kept whole), else the record itself. `encodedWhole`: none of the stored bytes are kept, so a scalar
+    /// read as another value is lost too, an empty list means nothing is lost, and the paths are sorted.
     func keyPaths(record: Int, encodedWhole: Bool = false) -> [String] {
         let named: [(path: [String], isArray: Bool)] = members.map { ($0.path + [$0.key], false) }
             + wholeValues.filter { encodedWhole || !$0.isScalar }.map { ($0.path, $0.stored.elements != nil) }
@@ -130,7 +125,6 @@ struct UnknownKeys {
         return result
     }
 
-    /// A member's indentation.
     private static func whitespace(before offset: Int, in data: Data) -> Data {
         var start = offset
         while start > 0, isJSONWhitespace(data[data.startIndex + start - 1]) { start -= 1 }
@@ -167,18 +161,17 @@ extension Archive {
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
         // JSON is compared here, not values: the stored bytes as they are, or as a plain decoder reads them.
-        let storedJSON = JSONTree.parse(stored).map { (bytes: stored, tree: $0) }
-            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { json in
-                JSONTree.parse(json).map { (bytes: json, tree: $0) }
-            }
-        let storedRecords = isSingleValue ? storedJSON.map { [$0.tree] } : storedJSON?.tree.elements
+        let json = JSONTree.parse(stored) != nil
+            ? stored : StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5)
+        let storedTree = json.flatMap { JSONTree.parse($0) }
+        let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
         let knownBytes = try encode(array: kept.map(\.read))
         let known = JSONTree.parse(knownBytes)?.elements
-        if let storedJSON, let storedRecords, storedRecords.count == storedCount, let known, known.count == kept.count {
+        if let json, let storedRecords, let known, storedRecords.count == storedCount, known.count == kept.count {
             let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {
                 lost += UnknownKeys(
-                    stored: storedRecords[record.original], known: known[position], storedBytes: storedJSON.bytes,
+                    stored: storedRecords[record.original], known: known[position], storedBytes: json,
                     knownBytes: knownBytes, keys: keys
                 ).keyPaths(record: record.original, encodedWhole: true)
             }
@@ -193,9 +186,8 @@ extension Archive {
 
 /// Which key of a type a stored key stands for, as the archive's decoder reads it (`"user_name"` is `"userName"`
 /// under `.convertFromSnakeCase`; `"cafe\u0301"` is `"café"` under any), so that a default never fills, nor a write
-/// keeps, a key the record holds under another spelling.
-///
-/// A class, so that what it learns from the decoder serves the file's other records; never shared.
+/// keeps, a key the record holds under another spelling. A class, so that what it learns from the decoder serves
+/// the file's other records; never shared.
 final class KeyReading {
     private let decoder: JSONDecoder
     private let strategy: JSONDecoder.KeyDecodingStrategy

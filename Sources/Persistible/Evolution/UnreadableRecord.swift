@@ -10,8 +10,7 @@ public struct UnreadableRecord: Sendable, Hashable {
     /// Where decoding stopped, for example `[3].priority`; for damaged bytes, `[3]`.
     public var codingPath: String
 
-    /// What the decoder said, for the current type and each older version; for damaged bytes, the line, column and
-    /// byte where they stop being JSON and what was expected there.
+    /// What the decoder said, for the current type and each older version, or where damaged bytes stop being JSON.
     public var message: String
 
     /// The record's JSON, byte for byte as the file holds it.

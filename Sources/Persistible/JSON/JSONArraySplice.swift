@@ -15,7 +15,7 @@ struct JSONArraySplice {
     /// write only the rest, or `nil`, leaving `array` unchanged, if either is not in a form it knows.
     func append(_ additions: Data, to array: inout Data) -> Int? {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
-        // The elements of `additions`, with the indentation an encoder gives them inside an array.
+        // The bytes of `[` and `]` in `additions`, with the newline inside each that an encoder pretty-prints.
         let margin = prettyPrinted ? 2 : 1
         // A file's bytes end with a newline, and so may a long array's, spliced from slices.
         let additions = additions[..<(additions.lastIndex(where: { !isJSONWhitespace($0) }).map { $0 + 1 }
@@ -23,7 +23,6 @@ struct JSONArraySplice {
         guard additions.count > 2 * margin, additions.first == open, additions.last == close,
             !prettyPrinted || (additions.dropFirst().first == newline && additions.dropLast().last == newline)
         else { return nil }
-        let elements = additions.dropFirst(margin).dropLast(margin)
 
         guard let last = Self.lastByteInside(array) else { return nil }
 
@@ -32,10 +31,10 @@ struct JSONArraySplice {
         // After the last element a comma is needed, unless the file ends its array with one (Foundation's decoder
         // reads `[a, b,]`), or holds none.
         if array[last] != open, array[last] != UInt8(ascii: ",") { array.append(UInt8(ascii: ",")) }
-        if prettyPrinted { array.append(newline) }
-        array.append(elements)
+        // The elements, in the layout the encoder gave them, and the closing `]`.
+        array.append(additions.dropFirst())
         // The file's final newline too, so that it never costs a copy of the whole file to add it afterwards.
-        array.append(contentsOf: prettyPrinted ? [newline, close, newline] : [close, newline])
+        array.append(newline)
         return unchanged
     }
 

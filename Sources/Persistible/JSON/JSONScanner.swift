@@ -8,10 +8,6 @@ struct JSONScanner {
     /// Where the last scan that returned `false` found the bytes stop being JSON, and what it expected there.
     private var failure: (offset: Int, expected: Expectation)?
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
-    }
-
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
     fileprivate static func reading<Result>(
@@ -23,7 +19,7 @@ struct JSONScanner {
     private static func reading<Result>(
         _ bytes: UnsafeRawBufferPointer, _ read: (inout JSONScanner) -> Result?
     ) -> Result? {
-        var scanner = JSONScanner(bytes)
+        var scanner = JSONScanner(bytes: bytes)
         scanner.skipByteOrderMark()
         scanner.skipWhitespace()
         guard let result = read(&scanner) else { return nil }
@@ -49,7 +45,7 @@ struct JSONScanner {
     /// followed by one stray byte and then a record (a lost `,`) is whole; anything more makes it part of the damage.
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = JSONScanner(bytes: buffer)
             return scanner.arrayParts()
         }
     }
@@ -67,7 +63,7 @@ struct JSONScanner {
             return nil
         }
         return data.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = JSONScanner(bytes: buffer)
             return scanner.firstError()
         }
     }
@@ -92,17 +88,13 @@ struct JSONScanner {
             guard let byte = rest.first else { return "the end of the file" }
             let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
             if let name = names[Int(byte)] { return name }
-            switch byte {
-            case 0..<0x20, 0x7F: return "the control character U+\(String(format: "%04X", byte))"
-            case 0x80...:
-                var iterator = rest.makeIterator()
-                var parser = Unicode.UTF8.ForwardParser()
-                guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
-                    return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
-                }
-                return "'\(Character(Unicode.UTF8.decode(encoded)))'"
-            default: return "'\(Character(Unicode.Scalar(byte)))'"
+            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(String(format: "%04X", byte))" }
+            var iterator = rest.makeIterator()
+            var parser = Unicode.UTF8.ForwardParser()
+            guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
+                return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
             }
+            return "'\(Character(Unicode.UTF8.decode(encoded)))'"
         }
     }
 
@@ -154,36 +146,26 @@ struct JSONScanner {
             }
         }
         units += String(decoding: rest, as: UTF8.self).utf16
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF16()
-        var iterator = units.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
+        var utf8: [UInt8] = []
+        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
+            utf8.append($0)
         }
+        return failed ? nil : String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Calls `body` with each member of the object at `range`, without an array of them; `false` if none is there.
+    /// Calls `body` with the ranges of each member's key (inside the quotes, escapes as stored) and value in the
+    /// object at `range`, without an array of them; `false` if none is there.
     static func forEachMember(
-        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Member) -> Void
+        in buffer: UnsafeRawBufferPointer, at range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void
     ) -> Bool {
         let read = reading(UnsafeRawBufferPointer(rebasing: buffer[range])) { scanner in
             scanner.container(UInt8(ascii: "{")) { scanner in
                 guard let key = scanner.key(), let value = scanner.value() else { return false }
-                body(Member(key: key, value: value))
+                body(key, value)
                 return true
             }
         }
         return read == true
-    }
-
-    struct Member {
-        /// The key's characters, inside the quotes, escapes as stored.
-        var key: Range<Int>
-        var value: Range<Int>
     }
 
     // MARK: - Grammar
@@ -191,11 +173,6 @@ struct JSONScanner {
     private mutating func fail(_ expected: Expectation) -> Bool {
         failure = (position, expected)
         return false
-    }
-
-    private mutating func fail(_ expected: Expectation) -> Range<Int>? {
-        failure = (position, expected)
-        return nil
     }
 
     private func noted() -> SyntaxError {
@@ -211,15 +188,10 @@ struct JSONScanner {
             if position < bytes.count { failure = (position, .end) }
         }
         // The grammar does not look into strings' UTF-8, which the decoder rejects as well.
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var offset = 0
-        scalars: while offset < (failure?.offset ?? bytes.count) {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded): offset += encoded.count
-            case .error: return SyntaxError(at: offset, expected: .utf8, in: bytes)
-            case .emptyInput: break scalars
-            }
+        var valid = 0
+        let checked = bytes[..<(failure?.offset ?? bytes.count)].makeIterator()
+        if transcode(checked, from: UTF8.self, to: UTF8.self, stoppingOnError: true, into: { _ in valid += 1 }) {
+            return SyntaxError(at: valid, expected: .utf8, in: bytes)
         }
         return failure == nil ? nil : noted()
     }
@@ -237,7 +209,7 @@ struct JSONScanner {
         if current == UInt8(ascii: "[") {
             position += 1
         } else {
-            var whole = JSONScanner(bytes)
+            var whole = JSONScanner(bytes: bytes)
             damage = (0, position, whole.firstError() ?? noted(), nil)
         }
         while true {
@@ -245,8 +217,9 @@ struct JSONScanner {
                 let next = nextRecord(from: resume, indentation: indentation, closing: closing)
                 var damaged = start..<(next.map { trimmedEnd(of: start..<$0) } ?? bytes.count)
                 if let value {
-                    let stray = start..<trimmedEnd(of: damaged, orClosingBracket: true)
-                    if bytes[stray].count(where: { !isJSONWhitespace($0) }) <= 1 {
+                    // One stray byte, besides a `,` or `]` that ends the damage.
+                    let stray = bytes[start..<damaged.upperBound].filter { !isJSONWhitespace($0) }
+                    if stray.count <= 1 || (stray.count == 2 && ",]".utf8.contains(stray[1])) {
                         parts.append(.record(value))
                     } else {
                         damaged = value.lowerBound..<damaged.upperBound
@@ -279,17 +252,15 @@ struct JSONScanner {
                 position += 1
                 continue
             }
-            if current == UInt8(ascii: "]") {
+            let bracket = current == UInt8(ascii: "]")
+            if bracket {
                 let ends = closesTheBytes()
                 // A whole value that the array's bracket closes is a record, whatever damage follows.
                 if let value, ends || closed { parts.append(.record(value)) }
                 if ends { return parts }
-                failure = (position, .end)
-                damage = closed ? (next, next, noted(), nil) : (start, start + 1, noted(), nil)
-                continue
             }
-            failure = (position, .afterElement)
-            damage = closed ? (next, next, noted(), value) : (start, start + 1, noted(), nil)
+            failure = (position, bracket ? .end : .afterElement)
+            damage = closed ? (next, next, noted(), bracket ? nil : value) : (start, start + 1, noted(), nil)
         }
     }
 
@@ -302,12 +273,11 @@ struct JSONScanner {
         var leadToDamage = Set<Int>()
         var index = position
         while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
-            index = lineBreak + 1
-            let indentation = bytes[index...].prefix { $0 == 0x20 || $0 == 0x09 }.count
-            if index + indentation < bytes.count, opensValue(bytes[index + indentation]),
-                readsToTheEnd(from: index + indentation, closing: closing, noting: &leadToDamage)
+            index = lineBreak + 1 + bytes[(lineBreak + 1)...].prefix { $0 == 0x20 || $0 == 0x09 }.count
+            if index < bytes.count, opensValue(bytes[index]),
+                readsToTheEnd(from: index, closing: closing, firstOnly: false, noting: &leadToDamage)
             {
-                return indentation
+                return index - lineBreak - 1
             }
         }
         // No line reads on to the end, as when the end is cut off too: the first record's line tells.
@@ -329,8 +299,9 @@ struct JSONScanner {
             // A value after a colon is a member's, never a record, even where the record's end is what is damaged.
             let before = bytes[..<candidate].lastIndex(where: { !isJSONWhitespace($0) })
             if let before, bytes[before] == UInt8(ascii: ":") { continue }
+            // At the records' indentation one record is proof enough, so that records between two damages come back.
             let indented = indentation != nil && lineIndentation(before: candidate) == indentation
-            if indented && isRecord(at: candidate) || readsToTheEnd(from: candidate, closing: closing, noting: &tried) {
+            if readsToTheEnd(from: candidate, closing: closing, firstOnly: indented, noting: &tried) {
                 return candidate
             }
         }
@@ -343,45 +314,36 @@ struct JSONScanner {
         return index - indentation > 0 && bytes[index - indentation - 1] == UInt8(ascii: "\n") ? indentation : nil
     }
 
-    /// Whether a value at `index` is followed by what follows a record: a comma, the `]` that ends the bytes, or
-    /// their end, if it is not a number.
-    private mutating func isRecord(at index: Int) -> Bool {
-        position = index
-        guard skipValue() else { return false }
-        let closed = !isDigit(bytes[position - 1])
-        skipWhitespace()
-        if current == UInt8(ascii: "]") { return closesTheBytes() }
-        return current == UInt8(ascii: ",") || (current == nil && closed)
-    }
-
     /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented as
-    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again.
-    private mutating func readsToTheEnd(from index: Int, closing: Int, noting starts: inout Set<Int>) -> Bool {
+    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again. With
+    /// `firstOnly`, whether the first alone is followed by what follows a record: a comma, that `]` however indented,
+    /// or the bytes' end if it is not a number.
+    private mutating func readsToTheEnd(
+        from index: Int, closing: Int, firstOnly: Bool, noting starts: inout Set<Int>
+    ) -> Bool {
         position = index
         while true {
-            guard starts.insert(position).inserted, skipValue() else { return false }
+            guard firstOnly || starts.insert(position).inserted, skipValue() else { return false }
+            let closed = !isDigit(bytes[position - 1])
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 // A cut after a nested array's `]` in a file of indented lines leaves one at the end too, indented
                 // as deep as it was.
                 let indentation = lineIndentation(before: position)
-                return closesTheBytes() && (indentation ?? closing) == closing
+                return closesTheBytes() && (firstOnly || (indentation ?? closing) == closing)
             }
-            guard current == UInt8(ascii: ",") else { return false }
+            guard current == UInt8(ascii: ",") else { return firstOnly && current == nil && closed }
+            if firstOnly { return true }
             position += 1
             skipWhitespace()
         }
     }
 
-    /// The end of `range` without the whitespace and the one comma (or `]`) that separate it from what follows.
-    private func trimmedEnd(of range: Range<Int>, orClosingBracket: Bool = false) -> Int {
+    /// The end of `range` without the whitespace and the one comma that separate it from what follows.
+    private func trimmedEnd(of range: Range<Int>) -> Int {
         var end = range.upperBound
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
-        if end > range.lowerBound,
-            bytes[end - 1] == UInt8(ascii: ",") || (orClosingBracket && bytes[end - 1] == UInt8(ascii: "]"))
-        {
-            end -= 1
-        }
+        if end > range.lowerBound, bytes[end - 1] == UInt8(ascii: ",") { end -= 1 }
         while end > range.lowerBound, isJSONWhitespace(bytes[end - 1]) { end -= 1 }
         return end
     }
@@ -437,11 +399,10 @@ struct JSONScanner {
     private mutating func key(_ expected: Expectation = .key) -> Range<Int>? {
         skipWhitespace()
         let start = position + 1
-        guard current == UInt8(ascii: "\"") else { return fail(expected) }
-        guard skipString() else { return nil }
+        guard current == UInt8(ascii: "\"") ? skipString() : fail(expected) else { return nil }
         let key = start..<(position - 1)
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { return fail(.colon) }
+        guard current == UInt8(ascii: ":") || fail(.colon) else { return nil }
         position += 1
         return key
     }

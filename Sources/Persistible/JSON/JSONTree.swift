@@ -37,37 +37,17 @@ indirect enum JSONTree {
     /// This object, in `bytes`, without its members under `keys`: the others as stored, so that a decode of it
     /// tells what those keys mean to a type and nothing else.
     func object(in bytes: Data, without keys: Set<String>) -> Data {
-        var object = Data("{".utf8)
         guard case .object(let members, _) = self else { return Data("{}".utf8) }
-        for member in members where !keys.contains(member.key) {
-            if object.count > 1 { object.append(UInt8(ascii: ",")) }
-            // From the key's opening quote to the value's end.
-            object.append(bytes[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound])
+        // Each from the key's opening quote to the value's end.
+        let kept = members.filter { !keys.contains($0.key) }.map {
+            bytes[offsets: ($0.keyRange.lowerBound - 1)..<$0.value.range.upperBound]
         }
-        return object + Data("}".utf8)
-    }
-
-    /// Whether this value, in `bytes`, means what `other`, in `otherBytes`, does: the same scalars however written
-    /// (`1.0` and `1`, `"\u00e9"` and `"é"`), the same elements in the same order, the same keys in any order.
-    func means(_ other: JSONTree, in bytes: Data, _ otherBytes: Data) -> Bool {
-        bytes[offsets: range].elementsEqual(otherBytes[offsets: other.range])
-            || canonical(in: bytes) == other.canonical(in: otherBytes)
-    }
-
-    /// Whether `elements`, in `bytes`, are the values of `others`, in `otherBytes`, in some order: a set's elements
-    /// are encoded in an order that changes from process to process.
-    static func sameInAnyOrder(
-        _ elements: [JSONTree], in bytes: Data, _ others: [JSONTree], in otherBytes: Data
-    ) -> Bool {
-        func counts(_ trees: [JSONTree], _ bytes: Data) -> [String: Int] {
-            trees.reduce(into: [:]) { $0[$1.canonical(in: bytes), default: 0] += 1 }
-        }
-        return elements.count == others.count && counts(elements, bytes) == counts(others, otherBytes)
+        return Data("{".utf8) + Data(kept.joined(separator: Data(",".utf8))) + Data("}".utf8)
     }
 
     /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
     /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
-    private func canonical(in bytes: Data) -> String {
+    func canonical(in bytes: Data) -> String {
         switch self {
         case .scalar(let range):
             let text = String(decoding: bytes[offsets: range], as: UTF8.self)
@@ -134,9 +114,7 @@ struct StrictJSON: Decodable {
     /// `string` in quotes, escaped as the package's encoder escapes it.
     static func quoted(_ string: String) -> String {
         // Most strings need no escape, and an encoder costs far more than they do.
-        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-            || $0 == UInt8(ascii: "/") })
-        else { return "\"\(string)\"" }
+        guard string.utf8.contains(where: { $0 < 0x20 || "\"\\/".utf8.contains($0) }) else { return "\"\(string)\"" }
         return (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(string)\""
     }
 }
