@@ -40,11 +40,10 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     public init(detection: ChangeDetection = .events) {
         directory = Value.archiveDirectory
         let changes = Value.changes(detection: detection)
-        apply(Value.currentChange())
+        refresh()
         let task = Task { [weak self] in
             for await change in changes {
-                guard let self else { return }
-                self.apply(change)
+                self?.apply(change)
             }
         }
         watch.withLock { $0 = task }
@@ -107,7 +106,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Reads the file now instead of waiting for the watch, as every write of this object does.
     public func refresh() {
-        apply(withArchiveDirectory(directory) { Value.currentChange() })
+        apply(withArchiveDirectory(directory) { FileStore<Value>().change().0 })
     }
 
     private func writing<Result>(_ body: () throws -> Result) rethrows -> Result {
