@@ -4,8 +4,7 @@ import Foundation
 ///
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: each operation holds its lock.
 public final class MemoryStore<Object: Hashable>: Store {
-    private let state: Locked<State>
-    private let identity = RecordIdentity<Object>()
+    let state: Locked<State>
     /// The change sequences iterating now, woken after each write that changes something.
     let observers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
 
@@ -31,9 +30,10 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         let result = try state.withLock { state in
-            var writer = StoreWriter(records: state.records, identity: identity, location: URL(string: "memory:")!)
+            var writer = StoreWriter(records: state.records, location: URL(string: "memory:")!)
             let result = try body(&writer)
             if writer.plan.hasChanges {
+                let identity = writer.plan.identity
                 state.changes? += Self.changes(from: state.records, to: writer.plan.records, identity: identity)
                 state.records = writer.plan.records
                 state.version += 1
@@ -42,24 +42,6 @@ public final class MemoryStore<Object: Hashable>: Store {
         }
         for notify in observers.withLock({ Array($0.values) }) { notify() }
         return result
-    }
-
-    /// The records and the number of writes that changed them, read together.
-    func versionedRecords() -> ([Object], UInt64) {
-        state.withLock { ($0.records, $0.version) }
-    }
-
-    /// The changes made to a draft since it was made or last merged, which are then forgotten.
-    func takeChanges() -> Changes? {
-        state.withLock { state in
-            defer { if state.changes != nil { state.changes = [] } }
-            return state.changes
-        }
-    }
-
-    /// Puts back, before any made since, changes that a failed merge took.
-    func restore(_ changes: Changes) {
-        state.withLock { $0.changes = changes + ($0.changes ?? []) }
     }
 }
 
@@ -104,7 +86,11 @@ extension Store {
     /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
     ///   keeps its changes for another try.
     public func merge(_ child: MemoryStore<Object>) throws {
-        guard let changes = child.takeChanges() else {
+        let taken = child.state.withLock { state in
+            defer { if state.changes != nil { state.changes = [] } }
+            return state.changes
+        }
+        guard let changes = taken else {
             preconditionFailure("merge(_:) takes a store made by makeChild()")
         }
         do {
@@ -115,7 +101,8 @@ extension Store {
                 }
             }
         } catch {
-            child.restore(changes)
+            // Put back before those made since, for another try.
+            child.state.withLock { $0.changes = changes + ($0.changes ?? []) }
             throw error
         }
     }

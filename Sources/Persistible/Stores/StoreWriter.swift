@@ -6,12 +6,11 @@ public struct StoreWriter<Object: Hashable> {
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
     private let location: URL
-    /// How many stored records a ``DomainStore`` skipped as unconvertible, which `synchronize(with:)` removes.
+    /// How many stored records a ``DomainStore`` skipped as unconvertible and keeps; `synchronize(with:)` drops them.
     var unconvertible = 0
-    private(set) var resynchronized = false
 
-    init(records: [Object], identity: RecordIdentity<Object>, location: URL) {
-        plan = WritePlan(records: records, identity: identity)
+    init(records: [Object], location: URL) {
+        plan = WritePlan(records: records)
         self.location = location
     }
 
@@ -82,9 +81,9 @@ public struct StoreWriter<Object: Hashable> {
     /// Makes the records exactly `objects`, in their order, and reports what changed.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
-        resynchronized = true
         var result = plan.synchronize(with: objects)
         result.removedUnconvertible = unconvertible
+        unconvertible = 0
         return result
     }
 

@@ -32,8 +32,7 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
         case .memory(let store):
             let signal = ChangeSignal(observers: store.observers)
             return AsyncIterator(loop: ChangeLoop(source: signal, coalescingInterval: .zero) {
-                let (records, version) = store.versionedRecords()
-                return (.success(records), .written(version))
+                store.state.withLock { (.success($0.records), .written($0.version)) }
             })
         }
     }
