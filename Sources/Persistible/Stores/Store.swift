@@ -4,12 +4,6 @@ import Foundation
 ///
 /// A store holds records in order, identified as <doc:StoresAndQueries#Identity> says. Every operation is one
 /// ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
-///
-/// ```swift
-/// let store = FileStore<Movie>()
-/// try store.insert(dune)
-/// let recent = try store.filter(where: \.year >= 2020).sorted(by: \.title).result()
-/// ```
 public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable

@@ -33,8 +33,7 @@ public struct StoreFilter<Object>: Sendable {
 public func == <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) == value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) == value })
 }
 
 /// Keeps the records whose value at `keyPath` differs from `value`.
@@ -42,8 +41,7 @@ public func == <Object, Value: Equatable & Sendable>(
 public func != <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) != value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) != value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than `value`.
@@ -51,8 +49,7 @@ public func != <Object, Value: Equatable & Sendable>(
 public func < <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) < value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) < value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than or equal to `value`.
@@ -60,8 +57,7 @@ public func < <Object, Value: Comparable & Sendable>(
 public func <= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) <= value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) <= value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than `value`.
@@ -69,8 +65,7 @@ public func <= <Object, Value: Comparable & Sendable>(
 public func > <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) > value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) > value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than or equal to `value`.
@@ -78,8 +73,7 @@ public func > <Object, Value: Comparable & Sendable>(
 public func >= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) >= value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) >= value })
 }
 
 // MARK: - Combining filters
