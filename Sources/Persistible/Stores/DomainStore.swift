@@ -17,7 +17,6 @@ public protocol StoredRepresentable: Hashable {
 
 /// A store of domain values whose file holds a separate stored representation, converted both ways.
 ///
-/// Every operation of ``Store`` works on the domain values, over a ``FileStore`` of `Object.Stored`;
 /// <doc:StoresAndQueries#Domain-values-and-their-stored-form> says what becomes of records that do not convert.
 ///
 /// **A `DomainStore` can be used from any thread and from several processes at once**, as a ``FileStore`` can.
@@ -54,7 +53,7 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             let converted = stored.map(Object.init(stored:))
             // The stored position of each record the domain writer holds.
             let readable = converted.indices.filter { converted[$0] != nil }
-            var writer = StoreWriter(records: readable.map { converted[$0]! }, location: url)
+            var writer = StoreWriter(plan: WritePlan(records: readable.map { converted[$0]! }), location: url)
             writer.unconvertible = stored.count - readable.count
             let result = try body(&writer)
             // Only `synchronize(with:)` removes the unconvertible records: it makes the store hold exactly its values.

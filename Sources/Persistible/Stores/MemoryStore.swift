@@ -5,7 +5,7 @@ import Foundation
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: each operation holds its lock.
 public final class MemoryStore<Object: Hashable>: Store {
     let state: Locked<State>
-    /// The change sequences iterating now, woken after each write that changes something.
+    /// The change sequences iterating now, woken after each write.
     let observers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
 
     /// Creates an empty store.
@@ -18,8 +18,7 @@ public final class MemoryStore<Object: Hashable>: Store {
         state = Locked(State(records: WritePlan.inOrder(records, identity: RecordIdentity())))
     }
 
-    /// A store holding `records` exactly as stored, several with one identity included: what a query over a file's
-    /// records reads; with `changes`, a draft that remembers what is changed in it.
+    /// `records` exactly as stored, repeated identities included, for a query; with `changes`, for a draft.
     init(asStored records: [Object], changes: Changes? = nil) {
         state = Locked(State(records: records, changes: changes))
     }
@@ -30,7 +29,7 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         let result = try state.withLock { state in
-            var writer = StoreWriter(records: state.records, location: URL(string: "memory:")!)
+            var writer = StoreWriter(plan: WritePlan(records: state.records), location: URL(string: "memory:")!)
             let result = try body(&writer)
             if writer.plan.hasChanges {
                 let identity = writer.plan.identity
@@ -83,8 +82,7 @@ extension Store {
 
     /// Applies in one write the changes made to `child`, which ``makeChild()`` made, since it was made or merged.
     ///
-    /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
-    ///   keeps its changes for another try.
+    /// - Throws: ``PersistenceError`` if the store cannot be written; the draft then keeps its changes.
     public func merge(_ child: MemoryStore<Object>) throws {
         let taken = child.state.withLock { state in
             defer { if state.changes != nil { state.changes = [] } }

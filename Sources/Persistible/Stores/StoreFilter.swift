@@ -2,8 +2,7 @@ import Foundation
 
 /// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
 ///
-/// Make one by comparing a key path with a value using `==`, `!=`, `<`, `<=`, `>` or `>=`, and combine them with
-/// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`, as a `#Predicate` can be.
+/// Compare a key path with a value, combine with `&&`, `||` and `!`, as <doc:StoresAndQueries#Queries> shows.
 public struct StoreFilter<Object>: Sendable {
     // Inlinable, like the query, and testing a record where it lies, so that a field is read without a copy.
     @usableFromInline let test: @Sendable (UnsafePointer<Object>) throws -> Bool

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The direction of a sort.
 public enum StoreSortOrder: Sendable, Hashable {
     /// Smallest first.
@@ -10,8 +8,7 @@ public enum StoreSortOrder: Sendable, Hashable {
 
 /// A query on a store: which records, in which order, how many.
 ///
-/// Build one with `filter(where:)` and refine it, as <doc:StoresAndQueries#Queries> shows; nothing is read until
-/// one of ``result()-6rszv``, ``first()-9esbr`` or ``count()-5kmyj`` runs it against the store as it is then.
+/// Build one with `filter(where:)` and refine it; it reads the store when it runs (<doc:StoresAndQueries#Queries>).
 public struct StoreQuery<Base: Store> {
     public typealias Object = Base.Object
 

@@ -1,25 +1,12 @@
 import Foundation
 
-/// The records of a store inside a `write(_:)` block, and the changes made to them, which reach the store together
-/// when the block returns (<doc:StoresAndQueries#Write-blocks>).
+/// The records of a store inside a `write(_:)` block, and its changes (<doc:StoresAndQueries#Write-blocks>).
 public struct StoreWriter<Object: Hashable> {
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
-    private let location: URL
+    let location: URL
     /// How many stored records a ``DomainStore`` skipped as unconvertible and keeps; `synchronize(with:)` drops them.
     var unconvertible = 0
-
-    init(records: [Object], location: URL) {
-        plan = WritePlan(records: records)
-        self.location = location
-    }
-
-    /// A writer that takes `plan`, leaving it empty, so that changes to the records copy none of them.
-    init(taking plan: inout WritePlan<Object>, location: URL) {
-        self.plan = plan
-        plan = WritePlan(records: [], identity: plan.identity)
-        self.location = location
-    }
 
     // MARK: - Reading
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a type's file holds, now and after every change by any process, as ``Persistible/changes()`` returns it.
 ///
 /// <doc:Watching> says what is seen, how changes are noticed and coalesced, and how a watch ends.
