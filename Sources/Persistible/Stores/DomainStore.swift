@@ -100,8 +100,7 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
 }
 
 extension DomainStore where Object.Stored: Persistible {
-    /// A store in the stored type's own file, ``Persistible/archiveUrl``, with its encoder, decoder, durability,
-    /// defaults and migrations.
+    /// A store in the stored type's own file, as ``FileStore/init()`` opens it.
     public init() {
         self.init(FileStore())
     }

@@ -47,7 +47,6 @@ public final class MemoryStore<Object: Hashable>: Store {
 extension MemoryStore {
     struct State {
         var records: [Object]
-        /// What was changed, for a draft only.
         var changes: Changes?
         /// Counts the writes that changed the records, so that a change sequence can tell a new state.
         var version: UInt64 = 0
