@@ -17,14 +17,12 @@ public protocol StoredRepresentable: Hashable {
 
 /// A store of domain values whose file holds a separate stored representation, converted both ways.
 ///
-/// Every operation of ``Store`` works on the domain values, over a ``FileStore`` of `Object.Stored`;
 /// <doc:StoresAndQueries#Domain-values-and-their-stored-form> says what becomes of records that do not convert.
 ///
 /// **A `DomainStore` can be used from any thread and from several processes at once**, as a ``FileStore`` can.
 public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
     /// The store of the stored representations.
     public let storage: FileStore<Object.Stored>
-    private let identity = RecordIdentity<Object>()
 
     /// A store over the records of `storage`.
     ///
@@ -55,20 +53,18 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
             let converted = stored.map(Object.init(stored:))
             // The stored position of each record the domain writer holds.
             let readable = converted.indices.filter { converted[$0] != nil }
-            var writer = StoreWriter(records: readable.map { converted[$0]! }, identity: identity, location: url)
+            var writer = StoreWriter(plan: WritePlan(records: readable.map { converted[$0]! }), location: url)
             writer.unconvertible = stored.count - readable.count
             let result = try body(&writer)
             // Only `synchronize(with:)` removes the unconvertible records: it makes the store hold exactly its values.
-            var unconvertible = writer.resynchronized ? [] : stored.indices.filter { converted[$0] == nil }[...]
-            guard writer.plan.hasChanges || unconvertible.count < writer.unconvertible else { return result }
+            var unconvertible = writer.unconvertible == 0 ? [] : stored.indices.filter { converted[$0] == nil }[...]
+            guard writer.plan.hasChanges || unconvertible.count < stored.count - readable.count else { return result }
             // Matched by where each record came from, never by the stored form's identity, so that a record stored
             // several times, or whose stored type is identified by its whole value, keeps its stored bytes.
-            var records: [Object.Stored] = []
-            var sources: [RecordSource] = []
+            var records: [(Object.Stored, RecordSource)] = []
             var originals: [Int: Object.Stored] = [:]
             func keep(_ position: Int) {
-                records.append(stored[position])
-                sources.append(.unchanged(position))
+                records.append((stored[position], .unchanged(position)))
             }
             for (record, source) in zip(writer.plan.records, writer.plan.recordSources) {
                 let position: Int? = switch source {
@@ -84,13 +80,12 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
                 if let position, record == converted[position] {
                     keep(position)
                 } else {
-                    records.append(record.stored)
-                    sources.append(position.map { .changed($0) } ?? .new)
+                    records.append((record.stored, position.map { .changed($0) } ?? .new))
                     if let position { originals[position] = converted[position]?.stored }
                 }
             }
             unconvertible.forEach(keep)
-            storedWriter.plan.replaceRecords(records, sources: sources, originals: originals)
+            storedWriter.plan.replaceRecords(records.map(\.0), sources: records.map(\.1), originals: originals)
             return result
         }
     }
@@ -105,8 +100,7 @@ public struct DomainStore<Object: StoredRepresentable>: Store, Sendable {
 }
 
 extension DomainStore where Object.Stored: Persistible {
-    /// A store in the stored type's own file, ``Persistible/archiveUrl``, with its encoder, decoder, durability,
-    /// defaults and migrations.
+    /// A store in the stored type's own file, as ``FileStore/init()`` opens it.
     public init() {
         self.init(FileStore())
     }

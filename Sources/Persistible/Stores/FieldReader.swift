@@ -24,14 +24,13 @@ extension FieldReader where Value: Comparable & Sendable {
     /// A stable sort by this field of the given positions of the records.
     @inlinable
     func sort(_ order: StoreSortOrder) -> @Sendable ([Object], [Int]) -> [Int] {
-        let ascending = order == .ascending
         return { records, positions in
             // Keys beside their positions: the sort compares neighbours in memory, not keys scattered elsewhere.
             var keyed = records.withUnsafeBufferPointer { records in
                 positions.map { (key: read(at: records.baseAddress! + $0), position: $0) }
             }
             // Two sorts rather than one that asks the order at each comparison, which runs some n log n times.
-            if ascending {
+            if order == .ascending {
                 keyed.sort { $0.key < $1.key }
             } else {
                 keyed.sort { $1.key < $0.key }

@@ -48,7 +48,9 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
         return try archive.planWrite(remembering: .asGiven) { plan in
             // A store writes an array, whatever the file held.
             plan.writesSingleValue = false
-            var writer = StoreWriter(taking: &plan, location: archive.url)
+            var writer = StoreWriter(plan: plan, location: archive.url)
+            // Left empty while the block runs, so that changes to the records copy none of them.
+            plan = WritePlan(records: [], identity: plan.identity)
             defer { plan = writer.plan }
             return try body(&writer)
         }

@@ -4,9 +4,8 @@ import Foundation
 ///
 /// **A `MemoryStore` can be used from any thread** when its records are `Sendable`: each operation holds its lock.
 public final class MemoryStore<Object: Hashable>: Store {
-    private let state: Locked<State>
-    private let identity = RecordIdentity<Object>()
-    /// The change sequences iterating now, woken after each write that changes something.
+    let state: Locked<State>
+    /// The change sequences iterating now, woken after each write.
     let observers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
 
     /// Creates an empty store.
@@ -19,8 +18,7 @@ public final class MemoryStore<Object: Hashable>: Store {
         state = Locked(State(records: WritePlan.inOrder(records, identity: RecordIdentity())))
     }
 
-    /// A store holding `records` exactly as stored, several with one identity included: what a query over a file's
-    /// records reads; with `changes`, a draft that remembers what is changed in it.
+    /// `records` exactly as stored, repeated identities included, for a query; with `changes`, for a draft.
     init(asStored records: [Object], changes: Changes? = nil) {
         state = Locked(State(records: records, changes: changes))
     }
@@ -31,9 +29,10 @@ public final class MemoryStore<Object: Hashable>: Store {
 
     public func writeRecords<Result>(_ body: (inout StoreWriter<Object>) throws -> Result) throws -> Result {
         let result = try state.withLock { state in
-            var writer = StoreWriter(records: state.records, identity: identity, location: URL(string: "memory:")!)
+            var writer = StoreWriter(plan: WritePlan(records: state.records), location: URL(string: "memory:")!)
             let result = try body(&writer)
             if writer.plan.hasChanges {
+                let identity = writer.plan.identity
                 state.changes? += Self.changes(from: state.records, to: writer.plan.records, identity: identity)
                 state.records = writer.plan.records
                 state.version += 1
@@ -43,30 +42,11 @@ public final class MemoryStore<Object: Hashable>: Store {
         for notify in observers.withLock({ Array($0.values) }) { notify() }
         return result
     }
-
-    /// The records and the number of writes that changed them, read together.
-    func versionedRecords() -> ([Object], UInt64) {
-        state.withLock { ($0.records, $0.version) }
-    }
-
-    /// The changes made to a draft since it was made or last merged, which are then forgotten.
-    func takeChanges() -> Changes? {
-        state.withLock { state in
-            defer { if state.changes != nil { state.changes = [] } }
-            return state.changes
-        }
-    }
-
-    /// Puts back, before any made since, changes that a failed merge took.
-    func restore(_ changes: Changes) {
-        state.withLock { $0.changes = changes + ($0.changes ?? []) }
-    }
 }
 
 extension MemoryStore {
     struct State {
         var records: [Object]
-        /// What was changed, for a draft only.
         var changes: Changes?
         /// Counts the writes that changed the records, so that a change sequence can tell a new state.
         var version: UInt64 = 0
@@ -101,10 +81,13 @@ extension Store {
 
     /// Applies in one write the changes made to `child`, which ``makeChild()`` made, since it was made or merged.
     ///
-    /// - Throws: ``PersistenceError`` if the store cannot be written; the store is then as it was, and the draft
-    ///   keeps its changes for another try.
+    /// - Throws: ``PersistenceError`` if the store cannot be written; the draft then keeps its changes.
     public func merge(_ child: MemoryStore<Object>) throws {
-        guard let changes = child.takeChanges() else {
+        let taken = child.state.withLock { state in
+            defer { if state.changes != nil { state.changes = [] } }
+            return state.changes
+        }
+        guard let changes = taken else {
             preconditionFailure("merge(_:) takes a store made by makeChild()")
         }
         do {
@@ -115,7 +98,8 @@ extension Store {
                 }
             }
         } catch {
-            child.restore(changes)
+            // Put back before those made since, for another try.
+            child.state.withLock { $0.changes = changes + ($0.changes ?? []) }
             throw error
         }
     }

@@ -1,5 +1,3 @@
-// Each form runs its synchronous one on a thread outside the cooperative pool, so that waiting for another
-// process's lock never holds up other tasks (see <doc:StoresAndQueries#Async>).
 extension Store where Self: Sendable, Object: Sendable {
     /// Runs `body` with the records as they are now.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (StoreReader<Object>) throws -> Result) async throws

@@ -2,14 +2,7 @@ import Foundation
 
 /// A collection of records kept somewhere: a JSON file (``FileStore``) or memory (``MemoryStore``).
 ///
-/// A store holds records in order, identified as <doc:StoresAndQueries#Identity> says. Every operation is one
-/// ``read(_:)-9eoee`` or one ``write(_:)-7q86h``, which the requirements carry.
-///
-/// ```swift
-/// let store = FileStore<Movie>()
-/// try store.insert(dune)
-/// let recent = try store.filter(where: \.year >= 2020).sorted(by: \.title).result()
-/// ```
+/// A store holds records in order, identified as <doc:StoresAndQueries#Identity> says.
 public protocol Store<Object> {
     /// The type of the records.
     associatedtype Object: Hashable

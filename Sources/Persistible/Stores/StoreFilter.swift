@@ -2,8 +2,7 @@ import Foundation
 
 /// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
 ///
-/// Make one by comparing a key path with a value using `==`, `!=`, `<`, `<=`, `>` or `>=`, and combine them with
-/// `&&`, `||` and prefix `!`. Pass it to `filter(where:)`, as a `#Predicate` can be.
+/// Compare a key path with a value, combine with `&&`, `||` and `!`, as <doc:StoresAndQueries#Queries> shows.
 public struct StoreFilter<Object>: Sendable {
     // Inlinable, like the query, and testing a record where it lies, so that a field is read without a copy.
     @usableFromInline let test: @Sendable (UnsafePointer<Object>) throws -> Bool
@@ -33,8 +32,7 @@ public struct StoreFilter<Object>: Sendable {
 public func == <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) == value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) == value })
 }
 
 /// Keeps the records whose value at `keyPath` differs from `value`.
@@ -42,8 +40,7 @@ public func == <Object, Value: Equatable & Sendable>(
 public func != <Object, Value: Equatable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) != value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) != value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than `value`.
@@ -51,8 +48,7 @@ public func != <Object, Value: Equatable & Sendable>(
 public func < <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) < value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) < value })
 }
 
 /// Keeps the records whose value at `keyPath` is less than or equal to `value`.
@@ -60,8 +56,7 @@ public func < <Object, Value: Comparable & Sendable>(
 public func <= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) <= value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) <= value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than `value`.
@@ -69,8 +64,7 @@ public func <= <Object, Value: Comparable & Sendable>(
 public func > <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) > value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) > value })
 }
 
 /// Keeps the records whose value at `keyPath` is greater than or equal to `value`.
@@ -78,8 +72,7 @@ public func > <Object, Value: Comparable & Sendable>(
 public func >= <Object, Value: Comparable & Sendable>(
     keyPath: KeyPath<Object, Value> & Sendable, value: Value
 ) -> StoreFilter<Object> {
-    let field = FieldReader(keyPath)
-    return StoreFilter(testingInPlace: { field.read(at: $0) >= value })
+    StoreFilter(testingInPlace: { [field = FieldReader(keyPath)] in field.read(at: $0) >= value })
 }
 
 // MARK: - Combining filters

@@ -1,26 +1,12 @@
 import Foundation
 
-/// The records of a store inside a `write(_:)` block, and the changes made to them, which reach the store together
-/// when the block returns (<doc:StoresAndQueries#Write-blocks>).
+/// The records of a store inside a `write(_:)` block, and its changes (<doc:StoresAndQueries#Write-blocks>).
 public struct StoreWriter<Object: Hashable> {
     var plan: WritePlan<Object>
     /// Where the records are kept, for errors: the file, or `memory:`.
-    private let location: URL
-    /// How many stored records a ``DomainStore`` skipped as unconvertible, which `synchronize(with:)` removes.
+    let location: URL
+    /// How many stored records a ``DomainStore`` skipped as unconvertible and keeps; `synchronize(with:)` drops them.
     var unconvertible = 0
-    private(set) var resynchronized = false
-
-    init(records: [Object], identity: RecordIdentity<Object>, location: URL) {
-        plan = WritePlan(records: records, identity: identity)
-        self.location = location
-    }
-
-    /// A writer that takes `plan`, leaving it empty, so that changes to the records copy none of them.
-    init(taking plan: inout WritePlan<Object>, location: URL) {
-        self.plan = plan
-        plan = WritePlan(records: [], identity: plan.identity)
-        self.location = location
-    }
 
     // MARK: - Reading
 
@@ -82,9 +68,9 @@ public struct StoreWriter<Object: Hashable> {
     /// Makes the records exactly `objects`, in their order, and reports what changed.
     @discardableResult
     public mutating func synchronize(with objects: some Sequence<Object>) -> SynchronizeResult<Object> {
-        resynchronized = true
         var result = plan.synchronize(with: objects)
         result.removedUnconvertible = unconvertible
+        unconvertible = 0
         return result
     }
 

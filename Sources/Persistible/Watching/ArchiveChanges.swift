@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a type's file holds, now and after every change by any process, as ``Persistible/changes()`` returns it.
 ///
 /// <doc:Watching> says what is seen, how changes are noticed and coalesced, and how a watch ends.
@@ -25,7 +23,7 @@ public struct ArchiveChanges<Value: Codable & Hashable>: AsyncSequence, Sendable
     func loop<Output>(_ element: @escaping (ArchiveChange<Value>) -> Output) -> ChangeLoop<Output> {
         let watch = FileWatch(path: store.url.path, detection: detection)
         return ChangeLoop(source: watch, coalescingInterval: coalescingInterval) {
-            let (change, version) = Archive.change(of: store.archive)
+            let (change, version) = store.change()
             return (element(change), version)
         }
     }
@@ -89,12 +87,12 @@ enum WatchedVersion: Equatable, Sendable {
     case written(UInt64)
 }
 
-extension Archive {
-    /// What the file holds now, and the version it was read from; `archive` holds the error of an invalid file name.
-    static func change(of archive: Result<Archive, PersistenceError>) -> (ArchiveChange<Value>, WatchedVersion) {
+extension FileStore {
+    /// What the file holds now, and the version it was read from.
+    func change() -> (ArchiveChange<Object>, WatchedVersion) {
         // Taken before reading: if the file changes in between, the version is the older one, and the next read,
         // which the change wakes, yields the newer contents rather than taking them for the same.
-        let before = (try? archive.get()).flatMap { FileSystem.status($0.url.path).map(FileIdentity.init) }
+        let before = try? FileSystem.status(archive.get().url.path).map(FileIdentity.init)
         do {
             guard let state = try archive.get().read() else { return (.noFile, .missing) }
             return (.contents(state.contents), .file(state.identity))
@@ -114,9 +112,6 @@ extension Persistible where Self: Codable & Hashable {
     ///     if case .contents(.single(let settings)) = change { apply(settings) }
     /// }
     /// ```
-    ///
-    /// ``archiveUrl`` is read once, when this is called: call it inside ``withArchiveDirectory(_:operation:)`` to
-    /// watch a file there.
     public static func changes() -> ArchiveChanges<Self> {
         changes(detection: .events)
     }
@@ -132,11 +127,6 @@ extension Persistible where Self: Codable & Hashable {
     ) -> ArchiveChanges<Self> {
         precondition(coalescingInterval >= .zero, "a coalescing interval cannot be negative")
         return ArchiveChanges(store: FileStore(), detection: detection, coalescingInterval: coalescingInterval)
-    }
-
-    /// What the file holds now, as a change sequence's element.
-    static func currentChange() -> ArchiveChange<Self> {
-        Archive.change(of: FileStore<Self>().archive).0
     }
 }
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What wakes a change sequence: a `FileWatch`, or for a memory store a `ChangeSignal` that the store's writes notify.
 protocol ChangeSource: AnyObject, Sendable {
     /// Begins watching; called once, before the first read, so that no change after that read goes unseen.

@@ -60,25 +60,23 @@ final class FileWatch: ChangeSource {
     private func renew() {
         let watched = state.withLock { state in state.events.map { ($0, state.targets) } }
         guard let (events, watchedTargets) = watched else { return }
-        var targets = watchedTargets
-        var lost = events.needsRenewal
+        // A lost watch is renewed even where the path leads through the same entries: a chain is never empty.
+        var targets = events.needsRenewal ? [] : watchedTargets
         for _ in 0..<16 {
             let current = WatchTarget.chain(for: path)
-            guard current != targets || lost else { return }
+            guard current != targets else { return }
             guard events.watch(current) else {
                 close()
                 state.withLock { $0.interval = ChangeDetection.defaultPollingInterval }
                 return
             }
             targets = current
-            lost = false
             state.withLock { $0.targets = current }
         }
         // The path keeps changing under the watch: look again at the next wait rather than spin here.
         signal.notify()
     }
 
-    /// The status of each entry the path leads through, and of the file it leads to.
     private func statuses() -> [EntryStatus?] {
         WatchTarget.chain(for: path).map { EntryStatus(atPath: $0.path, following: false) }
             + [EntryStatus(atPath: path, following: true)]

@@ -40,11 +40,10 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     public init(detection: ChangeDetection = .events) {
         directory = Value.archiveDirectory
         let changes = Value.changes(detection: detection)
-        apply(Value.currentChange())
+        refresh()
         let task = Task { [weak self] in
             for await change in changes {
-                guard let self else { return }
-                self.apply(change)
+                self?.apply(change)
             }
         }
         watch.withLock { $0 = task }
@@ -60,8 +59,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
     ///   - defaultValue: The value to start from when there is no file; evaluated only then.
     ///   - body: Changes the value; nothing is written if it throws or changes nothing.
     /// - Returns: The value the file holds afterwards.
-    /// - Throws: What ``Persistible/update(default:_:)`` throws, ``PersistenceError/Reason/holdsArray(count:)`` if
-    ///   the file holds an array; or what `defaultValue` or `body` throws.
+    /// - Throws: What ``Persistible/update(default:_:)`` throws, like ``PersistenceError/Reason/holdsArray(count:)``.
     @discardableResult
     public func update(
         default defaultValue: @autoclosure () throws -> Value,
@@ -107,7 +105,7 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Reads the file now instead of waiting for the watch, as every write of this object does.
     public func refresh() {
-        apply(withArchiveDirectory(directory) { Value.currentChange() })
+        apply(withArchiveDirectory(directory) { FileStore<Value>().change().0 })
     }
 
     private func writing<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -117,13 +115,11 @@ public final class ObservedArchive<Value: Persistible & Codable & Hashable & Sen
 
     /// Sets only what differs, so that observers hear of real changes only.
     private func apply(_ change: ArchiveChange<Value>) {
-        if case .failure(let failure) = change {
-            if error != failure { error = failure }
-            return
-        }
+        let failure: PersistenceError? = if case .failure(let failure) = change { failure } else { nil }
+        if error != failure { error = failure }
+        guard failure == nil else { return }
         let data: PersistenceData<Value>? = if case .contents(let data) = change { data } else { nil }
         if contents != data { contents = data }
-        if error != nil { error = nil }
     }
 }
 #endif

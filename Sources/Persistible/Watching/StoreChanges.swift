@@ -1,15 +1,7 @@
-import Foundation
-
 /// A store's records, now and after every change, as ``FileStore/changes()`` and ``MemoryStore/changes()`` return.
 ///
 /// Each element is the records in stored order, or the ``PersistenceError`` that reading them throws now; otherwise
-/// it follows the rules of ``ArchiveChanges``.
-///
-/// ```swift
-/// for await records in FileStore<Movie>().changes() {
-///     print(try records.get().map(\.title))
-/// }
-/// ```
+/// it follows the rules of ``ArchiveChanges`` (<doc:Watching>).
 ///
 /// **A `StoreChanges` can be shared between tasks when its records are `Sendable`.**
 public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
@@ -32,8 +24,7 @@ public struct StoreChanges<Object: Codable & Hashable>: AsyncSequence {
         case .memory(let store):
             let signal = ChangeSignal(observers: store.observers)
             return AsyncIterator(loop: ChangeLoop(source: signal, coalescingInterval: .zero) {
-                let (records, version) = store.versionedRecords()
-                return (.success(records), .written(version))
+                store.state.withLock { (.success($0.records), .written($0.version)) }
             })
         }
     }
