@@ -2,19 +2,13 @@ import Foundation
 
 // MARK: - Committing
 
-/// What a write remembers of the records it wrote.
+/// What a write remembers of the records it wrote: what decoding the file gives, so that a type whose encoding loses
+/// something loads as a new process would, or the records as given, as a store keeps its own values.
 enum RememberedValues {
-    /// What decoding the file gives, so that a type whose encoding loses something loads as a new process would.
-    case decoded
-    /// The records as given: a store keeps its own values.
-    case asGiven
+    case decoded, asGiven
 }
 
 extension Archive {
-    /// How many values a save decodes again after writing them: decoding costs about what encoding does, so only an
-    /// append's few values are.
-    static var decodedAfterWriteLimit: Int { 16 }
-
     /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
@@ -69,27 +63,24 @@ extension Archive {
             bytes = try encode(array: plan.records)
         }
         let identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
-        var values = plan.takeRecords()
-        var index = plan.index
-        var members = plan.members
+        var written = Snapshot<Value>(
+            identity: identity, bytes: bytes, values: [], isSingleValue: single, recordRanges: rewrite?.ranges,
+            unreadable: rewrite?.unreadable ?? IndexSet()
+        )
+        plan.move(into: &written)
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
         for (position, range) in rewrite?.carried ?? [] {
             guard let value = try? decoder.decode(Value.self, from: bytes[offsets: range]) else { return }
-            if values[position] != value {
-                values[position] = value
-                (index, members) = (nil, nil)
+            if written.values[position] != value {
+                written.values[position] = value
+                (written.index, written.members) = (nil, nil)
             }
         }
-        var written = Snapshot<Value>(
-            identity: identity, bytes: bytes, values: values, isSingleValue: single, valuesAreDecoded: true,
-            members: members, index: index, recordRanges: rewrite?.ranges, unreadable: rewrite?.unreadable ?? IndexSet()
-        )
-        written.noteWritten(values.count, as: bytes, by: self, remembering: remembering)
+        written.noteWritten(written.values.count, as: bytes, by: self, remembering: remembering)
         keep(written)
     }
 
-    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
-    /// when the bytes cannot be spliced. The plan's records move into the snapshot without a copy.
+    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, writing nothing, if it can't.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
@@ -108,9 +99,7 @@ extension Archive {
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
-        state.values = plan.takeRecords()
-        state.index = plan.index
-        state.members = plan.members
+        plan.move(into: &state)
         state.noteWritten(appended.count, as: encoded, by: self, remembering: remembering)
         keep(state)
         return true
@@ -151,7 +140,6 @@ extension Archive {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
             var result: Data?
-            // Copied in runs between the empty containers, not byte by byte.
             var copied = 0
             var index = 0
             while let open = buffer[index...].firstIndex(of: newline).map({ $0 - 1 }) {
@@ -183,17 +171,16 @@ struct Rewrite {
     var ranges: [Range<Int>]
     /// How many leading bytes are the old file's, copied from the same place.
     var firstChange: Int
-    /// The records written that carry parts of their stored bytes, and where each lies: they decode to other values.
+    /// The records that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []
-    /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
+    /// The records no version reads, kept as stored, by position in `ranges`.
     var unreadable = IndexSet()
 }
 
 extension Archive {
-    /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
-    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``), else this throws.
-    /// `nil` when the records cannot be found in the bytes, once it has checked that encoding them all loses nothing.
-    /// `storedCount` leaves out the records no version reads; `originals` are what changed records were read as.
+    /// The file's bytes with `records`: an unchanged record keeps its stored bytes, a changed, stale or migrated one
+    /// what it held beyond its value as read (``UnknownKeys``) or this throws; `nil`, once encoding them whole is
+    /// shown to lose nothing, when the records cannot be found in the bytes. `originals`: changed records as read.
     func rewriteKeepingUntouched(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -220,8 +207,8 @@ extension Archive {
             return nil
         }
 
-        // The records to encode; of those written anew, what they were read as and their stored form: a migrated
-        // one's in the current format, which keeps what its older type knew.
+        // Of the records written anew, what each was read as and its stored form: a migrated one's in the current
+        // format, which keeps what its older type knew.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: sources.count)
         var carried: [(index: Int, original: Int, read: Value, form: Data, range: Range<Int>)] = []
@@ -399,9 +386,8 @@ extension Archive {
         }
     }
 
-    /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``); throws, naming record `position`, where they have no
-    /// place or cannot be read.
+    /// `encoding` with what `stored` holds beyond `known`, the encoding of what it was read as (``UnknownKeys``);
+    /// throws, naming record `position`, where that has no place in it or cannot be read.
     func carrying(
         from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
         within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int, keys: KeyReading? = nil

@@ -44,10 +44,11 @@ struct WritePlan<Record: Hashable> {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
 
-    /// The records, leaving the plan without any, so that the caller holds the only reference.
-    mutating func takeRecords() -> [Record] {
-        defer { records = [] }
-        return records
+    /// Moves the records, and what finds them, into `state`, so that it holds the only reference to them.
+    mutating func move(into state: inout Snapshot<Record>) {
+        state.values = records
+        records = []
+        (state.index, state.members) = (index, members)
     }
 
     // MARK: - Changing
@@ -335,9 +336,7 @@ extension Archive {
                 try commit(&plan, over: &state, to: file, remembering: remembering)
             } else if !plan.hasChanges, var state {
                 // The snapshot still holds what the file holds: kept, with its values back.
-                state.values = plan.takeRecords()
-                state.index = plan.index
-                state.members = plan.members
+                plan.move(into: &state)
                 keep(state)
             }
             return try outcome.get()

@@ -11,7 +11,7 @@ struct Snapshot<Value: Hashable> {
     var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded = true
-    /// Made by the first write that needs them (see ``WritePlan``).
+    /// Made by the first write that needs them, as in ``WritePlan``.
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
@@ -30,12 +30,12 @@ struct Snapshot<Value: Hashable> {
 }
 
 extension Snapshot where Value: Codable {
-    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to
-    /// ``Archive/decodedAfterWriteLimit`` become what decoding `encoded` gives, as a later read would.
+    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to 16 become what
+    /// decoding `encoded` gives, as a later read would: decoding costs what encoding does, so only an append's few.
     mutating func noteWritten(
         _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
     ) {
-        guard remembering == .decoded, valuesAreDecoded, count <= Archive<Value>.decodedAfterWriteLimit,
+        guard remembering == .decoded, valuesAreDecoded, count <= 16,
             let decoded = isSingleValue
                 ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
                 : try? archive.decoder.decode([Value].self, from: encoded),
@@ -46,9 +46,7 @@ extension Snapshot where Value: Codable {
         }
         let written = (values.count - count)..<values.count
         if !values[written].elementsEqual(decoded) {
-            // Made from the values as given: made again from the decoded ones when needed.
-            members = nil
-            index = nil
+            (members, index) = (nil, nil)
             values.replaceSubrange(written, with: decoded)
         }
     }
@@ -184,8 +182,7 @@ struct RecordReading<Value: Codable> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes, whose identity is `identity`, as a `Value` or a `[Value]`, whichever they hold, with the
-    /// type's evolution.
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
     func decode(_ bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value> {
         if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
             return decoded
@@ -265,17 +262,12 @@ extension Archive {
         }
     }
 
-    /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
-    func defaultsObject() -> DefaultsObject? {
-        guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
-        return defaultsObject(from: encoding)
-    }
-
     /// The declarations, read once for all the records; `fillingDefaults` is `false` where the caller fills them.
     func recordReading(fillingDefaults: Bool = true) -> RecordReading<Value> {
-        RecordReading(
-            defaults: fillingDefaults ? defaultsObject() : nil, migrations: evolution.migrations,
-            fallback: evolution.fallback.flatMap(defaultsObject(from:))
+        // `nil` when the type declares no defaults, or when they do not encode as an object.
+        let defaults = fillingDefaults ? (try? evolution.encodedDefaults(with: encoder)).flatMap(defaultsObject) : nil
+        return RecordReading(
+            defaults: defaults, migrations: evolution.migrations, fallback: evolution.fallback.flatMap(defaultsObject)
         )
     }
 
@@ -284,15 +276,18 @@ extension Archive {
     private func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
     ) throws(PersistenceError) -> Snapshot<Value> {
-        let (source, filledRanges, lacking) = defaultsObject()?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        var reading = recordReading()
+        let (source, filledRanges, lacking) = reading.defaults?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        reading.defaults = nil
         var stale = lacking
+        let skipsUnreadable = evolution.skipsUnreadable
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
-        if stale.isEmpty || evolution.migrations.isEmpty {
+        if stale.isEmpty || reading.migrations.isEmpty {
             do {
                 let values = try decoder.decode([Value].self, from: source)
                 return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
-            } catch where evolution.migrations.isEmpty && !evolution.skipsUnreadable {
+            } catch where reading.migrations.isEmpty && !skipsUnreadable {
                 throw unreadable(error, bytes: source)
             } catch {
                 // Some records may be another version's, or skipped: read one at a time below.
@@ -302,8 +297,6 @@ extension Archive {
         var migrated = IndexSet()
         var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
-        let reading = recordReading(fillingDefaults: false)
-        let skipsUnreadable = evolution.skipsUnreadable
         for index in ranges.indices {
             let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
             switch decodeRecord(bytes, at: ranges[index], reading: reading, index: index, filled: filled) {
