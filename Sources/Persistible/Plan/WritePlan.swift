@@ -8,7 +8,6 @@ struct WritePlan<Record: Hashable> {
     /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
     let storedCount: Int
-    /// Whether there is a file: with none, a write that leaves no record still makes one.
     let fileExists: Bool
     let storedAsSingleValue: Bool
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
@@ -86,9 +85,7 @@ struct WritePlan<Record: Hashable> {
         }
         records[position] = object
         members = nil
-        if repeated {
-            removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
-        }
+        if repeated { removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key }) }
         return true
     }
 
@@ -171,9 +168,8 @@ struct WritePlan<Record: Hashable> {
         return result
     }
 
-    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
-    /// replaces, and `originals` what a replaced one held when read where that is not the record: a
-    /// ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
+    /// Makes the records `objects`; `sources` says which current record each is or replaces, and `originals` what a
+    /// replaced one held when read if not that record: a ``DomainStore``'s stored form, which its conversion drops.
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
@@ -238,8 +234,7 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite keeps the stored bytes of those it did not change:
-/// the record read at a position, as read or changed, or a new identity.
+/// Where a record of a ``WritePlan`` came from: the record read at a position, as read or changed, or nowhere.
 enum RecordSource: Equatable {
     case unchanged(Int)
     case changed(Int)
@@ -270,8 +265,7 @@ struct RecordIdentity<Object: Hashable> {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
-    /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
-    /// not decode whole.
+    /// The `id` a record's bytes hold, if the type's `ID` is `Decodable`: what is known of a record that won't decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
             (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }

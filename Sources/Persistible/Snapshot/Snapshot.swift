@@ -11,7 +11,6 @@ struct Snapshot<Value: Hashable> {
     var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded = true
-    /// Made by the first write that needs them, as in ``WritePlan``.
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
@@ -143,8 +142,7 @@ enum ArchiveCache {
         return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The snapshot `decoder` made for `key`, which the caller checks against the file; `taking` removes it, so that
-    /// the caller holds the only reference to its storage.
+    /// The snapshot `decoder` made for `key`, to check against the file; `taking` removes it, leaving the only copy.
     static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool) -> Snapshot<Value>? {
         entries.withLock { entries in
             guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
@@ -320,7 +318,6 @@ extension Archive {
     }
 
     /// Decodes one record and says where its value came from; `filled` is the record with the defaults it lacked.
-    ///
     /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
     /// a key as each older type first, then as the current type filled, so that a default never stands in for what
     /// an older type reads. A settings call's default value fills last, one key at a time.
@@ -329,7 +326,6 @@ extension Archive {
     ) -> RecordDecoding<Value> {
         let raw = bytes[offsets: range]
         let filled = filled ?? reading.defaults?.filled(raw)
-        let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
         func decodeCurrent(_ record: Data) -> Value? {
             do {
@@ -339,16 +335,19 @@ extension Archive {
                 return nil
             }
         }
+        func attempt(as typeName: String, failingWith error: any Error) -> VersionMismatch.Attempt {
+            let (path, detail) = Self.describe(error)
+            let prefix = index.map { "[\($0)]" } ?? ""
+            let joined = prefix.isEmpty || path.isEmpty || path.hasPrefix("[") ? prefix + path : prefix + "." + path
+            return .init(typeName: typeName, codingPath: joined, detail: detail)
+        }
         if filled == nil, let value = decodeCurrent(raw) { return .success((value, .stored)) }
         var attempts: [VersionMismatch.Attempt] = []
         for migration in reading.migrations {
             do {
                 return .success((try migration.decode(raw, decoder), .migrated))
             } catch {
-                let (path, detail) = Self.describe(error)
-                attempts.append(
-                    .init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail)
-                )
+                attempts.append(attempt(as: migration.sourceTypeName, failingWith: error))
             }
         }
         var current = filled ?? raw
@@ -361,13 +360,7 @@ extension Archive {
             current = next
             if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
-        let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
-        attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
+        attempts.insert(attempt(as: typeName, failingWith: currentFailure ?? CocoaError(.coderReadCorrupt)), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
-    }
-
-    private static func join(_ prefix: String, _ path: String) -> String {
-        guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
-        return path.hasPrefix("[") ? prefix + path : prefix + "." + path
     }
 }
