@@ -427,9 +427,7 @@ extension Archive {
 }
 
 extension Range<Int> {
-    func shifted(by offset: Int) -> Range<Int> {
-        (lowerBound + offset)..<(upperBound + offset)
-    }
+    func shifted(by offset: Int) -> Range<Int> { (lowerBound + offset)..<(upperBound + offset) }
 }
 
 // MARK: - The atomic file

@@ -145,8 +145,7 @@ struct WritePlan<Record: Hashable> {
             records.remove(at: position)
             sources?.remove(at: position)
         }
-        index = nil
-        members = nil
+        (index, members) = (nil, nil)
     }
 
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
@@ -174,25 +173,21 @@ struct WritePlan<Record: Hashable> {
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
         let current = recordSources
-        var composed: [RecordSource] = []
-        composed.reserveCapacity(objects.count)
-        for (object, source) in zip(objects, objectSources) {
+        sources = zip(objects, objectSources).map { object, source in
             switch source {
             case .unchanged(let position) where records[position] == object:
-                composed.append(current[position])
+                return current[position]
             case .unchanged(let position), .changed(let position):
                 if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
                     replacedOriginals[original] = originals[position] ?? records[position]
                 }
-                composed.append(current[position].changed)
+                return current[position].changed
             case .new:
-                composed.append(.new)
+                return .new
             }
         }
-        sources = composed
         records = objects
-        index = nil
-        members = nil
+        (index, members) = (nil, nil)
     }
 
     /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
@@ -202,11 +197,9 @@ struct WritePlan<Record: Hashable> {
         let stored = index ?? IdentityIndex(records, identity: identity)
         // The positions of each identity stored several times: the record that holds a value keeps its bytes.
         var repeated: [AnyHashable: [Int]] = [:]
-        if !stored.repeated.isEmpty {
-            for position in records.indices {
-                let key = identity.of(records[position])
-                if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
-            }
+        for (position, record) in records.enumerated() where !stored.repeated.isEmpty {
+            let key = identity.of(record)
+            if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
         }
         return values.map { value in
             let key = identity.of(value)

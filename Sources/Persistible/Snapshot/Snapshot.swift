@@ -3,9 +3,7 @@ import Foundation
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
 struct Snapshot<Value: Hashable> {
     var identity: FileIdentity
-    var bytes: Data {
-        didSet { recordRanges = nil }
-    }
+    var bytes: Data { didSet { recordRanges = nil } }
     var values: [Value]
     /// Whether the file holds one value rather than an array of one.
     var isSingleValue = false
@@ -23,9 +21,7 @@ struct Snapshot<Value: Hashable> {
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    var contents: PersistenceData<Value> {
-        isSingleValue ? .single(values[0]) : .array(values)
-    }
+    var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 }
 
 extension Snapshot where Value: Codable {
@@ -115,8 +111,7 @@ extension Archive {
 
 // MARK: - Cache
 
-/// The last snapshot of each file in this process, used only while the file's identity is the snapshot's (see
-/// <doc:Guarantees#The-in-process-cache>).
+/// Each file's last snapshot, used while the file is that version (<doc:Guarantees#The-in-process-cache>).
 enum ArchiveCache {
     /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
     /// for each operation replaces its entry instead of adding one per decoder.
@@ -211,9 +206,8 @@ extension Archive {
         }
     }
 
-    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do
-    /// not. Throws that error when the array's first element is the wrong kind of value, where it says more: for
-    /// `[1,2]` and a type of three numbers, the number missing at `[2]`.
+    /// Bytes that open with `[` decoded as one value, of a type encoded as an array, or `nil`; throws that error where
+    /// it says more than the array's, whose first element is the wrong kind: for `[1,2]` and three numbers, `[2]`.
     private func decodeSingle(
         _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -230,8 +224,7 @@ extension Archive {
         }
     }
 
-    /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
-    /// JSON, which the plain decoder then judges.
+    /// Decodes record by record, filling defaults and trying migrations; `nil` if the bytes are not strict UTF-8 JSON.
     private func decodeRecords(in bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
@@ -269,8 +262,6 @@ extension Archive {
         )
     }
 
-    /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
-    /// that needed a default may be an older type's; else one at a time.
     private func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
     ) throws(PersistenceError) -> Snapshot<Value> {
