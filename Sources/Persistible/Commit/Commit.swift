@@ -74,7 +74,7 @@ extension Archive {
                 (written.index, written.members) = (nil, nil)
             }
         }
-        written.noteWritten(written.values.count, as: bytes, by: self, remembering: remembering)
+        written.noteWritten(written.values.count, as: bytes, decoder: decoder, remembering: remembering)
         keep(written)
     }
 
@@ -98,7 +98,7 @@ extension Archive {
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         plan.move(into: &state)
-        state.noteWritten(appended.count, as: encoded, by: self, remembering: remembering)
+        state.noteWritten(appended.count, as: encoded, decoder: decoder, remembering: remembering)
         keep(state)
         return true
     }
@@ -320,15 +320,14 @@ extension Archive {
         var allSources: [RecordSource] = []
         var allRecords: [Value] = []
         var kept = IndexSet()
-        var pending = unreadable.makeIterator()
-        var next = pending.next()
+        var next = unreadable.first
         func keep(before position: Int) {
             while let record = next, record < position {
                 kept.insert(allSources.count)
                 allSources.append(.unchanged(record))
                 // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
-                next = pending.next()
+                next = unreadable.integerGreaterThan(record)
             }
         }
         let lastStored = sources.lastIndex { $0 != .new }
@@ -355,8 +354,7 @@ extension Archive {
         return rewrite
     }
 
-    /// Throws if a value about to be written has the `id` of a record that no version reads: which of the two the
-    /// version that reads both would keep cannot be told.
+    /// Throws where a value written has the `id` of an unreadable record: which a newer version keeps is unknown.
     func refuseIdentitiesOfUnreadable(
         in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
     ) throws(PersistenceError) {
@@ -451,9 +449,8 @@ extension AtomicFile {
         _ = try? FileSystem.remove(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, ended with a newline, and returns the new file's identity; the first
-    /// `unchangedPrefix.length` bytes are cloned where the file is still that version and its file system can. A
-    /// ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
+    /// Replaces the file's contents with `bytes` and a final newline, cloning `unchangedPrefix` where the file is still
+    /// that version and can be cloned; a ``SystemError`` but ``SystemError/directoryFlush`` leaves the file as it was.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
@@ -530,8 +527,7 @@ extension AtomicFile {
     /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
-            existing.st_gid == FileSystem.effectiveGroup,
-            let directory, directory.group == existing.st_gid
+            existing.st_gid == FileSystem.effectiveGroup, let directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }

@@ -8,27 +8,29 @@ struct WritePlan<Record: Hashable> {
     /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
     let storedCount: Int
-    let fileExists: Bool
-    let storedAsSingleValue: Bool
+    private(set) var fileExists = true
+    private(set) var storedAsSingleValue = false
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
-    var writesSingleValue: Bool
+    var writesSingleValue = false
     /// Where each record came from; `nil` while nothing but appends happened.
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
 
-    init(
-        records: [Record], identity: RecordIdentity<Record> = RecordIdentity(), index: IdentityIndex? = nil,
-        members: Set<Record>? = nil, fileExists: Bool = true, storedAsSingleValue: Bool = false
-    ) {
+    init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
         self.identity = identity
-        self.index = index
-        self.members = members
-        self.fileExists = fileExists
-        self.storedAsSingleValue = storedAsSingleValue
-        writesSingleValue = storedAsSingleValue
         storedCount = records.count
+    }
+
+    /// A plan of what `state` holds, or of no file, that takes its values: changes to them then copy nothing.
+    init(taking state: inout Snapshot<Record>?) {
+        self.init(records: state?.values ?? [])
+        (index, members) = (state?.index.take(), state?.members.take())
+        fileExists = state != nil
+        storedAsSingleValue = state?.isSingleValue ?? false
+        writesSingleValue = storedAsSingleValue
+        state?.values = []
     }
 
     var hasChanges: Bool { sources != nil || records.count > storedCount }
@@ -89,8 +91,7 @@ struct WritePlan<Record: Hashable> {
         return true
     }
 
-    /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
-    /// Returns how many identities were added or had their records changed.
+    /// Saves `objects` as `saveToFile()` does; returns how many identities were added or had their records changed.
     mutating func add(contentsOf objects: [Record]) -> Int {
         if identity.usesIdentifier {
             var changed = Set<AnyHashable>()
@@ -312,12 +313,7 @@ extension Archive {
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
             var state = try takeState(of: file)
-            var plan = WritePlan(
-                records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
-                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false
-            )
-            // The plan now holds the only reference to the values, so changes to it copy nothing.
-            state?.values = []
+            var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
             if plan.hasChanges, case .success = outcome {
                 try commit(&plan, over: &state, to: file, remembering: remembering)

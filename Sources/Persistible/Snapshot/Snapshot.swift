@@ -27,13 +27,11 @@ struct Snapshot<Value: Hashable> {
 extension Snapshot where Value: Codable {
     /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to 16 become what
     /// decoding `encoded` gives, as a later read would: decoding costs what encoding does, so only an append's few.
-    mutating func noteWritten(
-        _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
-    ) {
+    mutating func noteWritten(_ count: Int, as encoded: Data, decoder: JSONDecoder, remembering: RememberedValues) {
         guard remembering == .decoded, valuesAreDecoded, count <= 16,
             let decoded = isSingleValue
-                ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
-                : try? archive.decoder.decode([Value].self, from: encoded),
+                ? (try? decoder.decode(Value.self, from: encoded)).map({ [$0] })
+                : try? decoder.decode([Value].self, from: encoded),
             decoded.count == count
         else {
             valuesAreDecoded = false
@@ -130,8 +128,7 @@ enum ArchiveCache {
 
     fileprivate static let entries = Locked<[Key: Entry]>([:])
 
-    /// The key for an archive, or `nil` for a class type: handing the same instances to every caller would share
-    /// mutable state between threads behind their backs.
+    /// The key for an archive, or `nil` for a class type: the same instances, handed to all threads, share state.
     static func key<Value>(path: String, type: Value.Type) -> Key? {
         guard !(type is AnyObject.Type) else { return nil }
         return Key(path: path, type: ObjectIdentifier(type))
@@ -139,11 +136,9 @@ enum ArchiveCache {
 
     /// The snapshot `decoder` made for `key`, to check against the file; `taking` removes it, leaving the only copy.
     static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool) -> Snapshot<Value>? {
-        entries.withLock { entries in
-            guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
-            else { return nil }
-            return entry.state as? Snapshot<Value>
-        }
+        let entry = entries.withLock { taking ? $0.removeValue(forKey: key) : $0[key] }
+        guard let entry, entry.decoder === decoder else { return nil }
+        return entry.state as? Snapshot<Value>
     }
 
     static func remove(path: String) {
@@ -255,7 +250,6 @@ extension Archive {
 
     /// The declarations, read once for all the records; `fillingDefaults` is `false` where the caller fills them.
     func recordReading(fillingDefaults: Bool = true) -> RecordReading<Value> {
-        // `nil` when the type declares no defaults, or when they do not encode as an object.
         let defaults = fillingDefaults ? (try? evolution.encodedDefaults(with: encoder)).flatMap(defaultsObject) : nil
         return RecordReading(
             defaults: defaults, migrations: evolution.migrations, fallback: evolution.fallback.flatMap(defaultsObject)
@@ -297,8 +291,7 @@ extension Archive {
             case .failure(let mismatch):
                 guard skipsUnreadable else { throw mismatchError(mismatch) }
                 // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
-                let record = ranges[index].shifted(by: bytes.startIndex)
-                guard isJSON(Data(bytes[record])) else { throw mismatchError(mismatch, isDamage: true) }
+                guard isJSON(Data(bytes[offsets: ranges[index]])) else { throw mismatchError(mismatch, isDamage: true) }
                 unreadable.insert(index)
                 stale.remove(index)
             }
