@@ -30,10 +30,8 @@ extension Archive {
             let source = plan.recordSources[0]
             // What the stored single value was read as, if the write kept or changed it: a value that replaces
             // another does not take the keys the other held beyond its type.
-            var read: Value?
-            if state?.isSingleValue == true, plan.storedCount == 1 {
-                read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
-            }
+            var read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
+            if state?.isSingleValue != true || plan.storedCount != 1 { read = nil }
             if let state, read != nil, source == .unchanged(0), state.stale.isEmpty {
                 bytes = state.bytes
             } else {
@@ -165,7 +163,6 @@ extension Archive {
 struct Rewrite {
     var bytes: Data
     var ranges: [Range<Int>]
-    /// The leading bytes that are the old file's, copied from the same place.
     var unchangedPrefix: AtomicFile.UnchangedPrefix
     /// The records that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []

@@ -24,7 +24,7 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// A plan of what `state` holds, or of no file, that takes its values: changes to them then copy nothing.
-    init(taking state: inout Snapshot<Record>?) {
+    init(taking state: inout Snapshot<Record>?) where Record: Codable {
         self.init(records: state?.values ?? [])
         (index, members) = (state?.index.take(), state?.members.take())
         fileExists = state != nil
@@ -46,7 +46,7 @@ struct WritePlan<Record: Hashable> {
     }
 
     /// Moves the records, and what finds them, into `state`, so that it holds the only reference to them.
-    mutating func move(into state: inout Snapshot<Record>) {
+    mutating func move(into state: inout Snapshot<Record>) where Record: Codable {
         state.values = records
         records = []
         (state.index, state.members) = (index, members)

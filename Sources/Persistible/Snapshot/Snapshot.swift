@@ -1,11 +1,10 @@
 import Foundation
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
-struct Snapshot<Value: Hashable> {
+struct Snapshot<Value: Codable & Hashable> {
     var identity: FileIdentity
     var bytes: Data { didSet { recordRanges = nil } }
     var values: [Value]
-    /// Whether the file holds one value rather than an array of one.
     var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded = true
@@ -22,9 +21,7 @@ struct Snapshot<Value: Hashable> {
     var unreadable = IndexSet()
 
     var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
-}
 
-extension Snapshot where Value: Codable {
     /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to 16 become what
     /// decoding `encoded` gives, as a later read would: decoding costs what encoding does, so only an append's few.
     mutating func noteWritten(_ count: Int, as encoded: Data, decoder: JSONDecoder, remembering: RememberedValues) {
@@ -312,12 +309,9 @@ extension Archive {
         let filled = filled ?? reading.defaults?.filled(raw)
         var currentFailure: (any Error)?
         func decodeCurrent(_ record: Data) -> Value? {
-            do {
-                return try decoder.decode(Value.self, from: record)
-            } catch {
-                currentFailure = error
-                return nil
-            }
+            let decoded = Result { try decoder.decode(Value.self, from: record) }
+            if case .failure(let error) = decoded { currentFailure = error }
+            return try? decoded.get()
         }
         func attempt(as typeName: String, failingWith error: any Error) -> VersionMismatch.Attempt {
             let (path, detail) = Self.describe(error)
