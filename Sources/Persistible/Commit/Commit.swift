@@ -128,8 +128,7 @@ extension Archive {
         return bytes
     }
 
-    /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
-    /// line between the brackets: a newline in JSON is never inside a string.
+    /// `bytes` with `[]` and `{}` where a pretty-printing encoder wrote a blank line inside: no JSON string holds one.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in

@@ -198,9 +198,11 @@ struct WritePlan<Record: Hashable> {
         let stored = index ?? IdentityIndex(records, identity: identity)
         // The positions of each identity stored several times: the record that holds a value keeps its bytes.
         var repeated: [AnyHashable: [Int]] = [:]
-        for (position, record) in records.enumerated() where !stored.repeated.isEmpty {
-            let key = identity.of(record)
-            if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
+        if !stored.repeated.isEmpty {
+            for position in records.indices {
+                let key = identity.of(records[position])
+                if stored.repeated.contains(key) { repeated[key, default: []].append(position) }
+            }
         }
         return values.map { value in
             let key = identity.of(value)

@@ -108,8 +108,7 @@ extension Archive {
 
 /// Each file's last snapshot, used while the file is that version (<doc:Guarantees#The-in-process-cache>).
 enum ArchiveCache {
-    /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
-    /// for each operation replaces its entry instead of adding one per decoder.
+    /// One entry per file and type; the decoder is checked, not keyed, so one made per operation replaces the entry.
     struct Key: Hashable, Sendable {
         var path: String
         var type: ObjectIdentifier
