@@ -76,7 +76,7 @@ extension Archive {
         keep(written)
     }
 
-    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, writing nothing, if it can't.
+    /// Splices the records `plan` appends onto the file's bytes and writes them, or returns `false`, writing nothing.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues

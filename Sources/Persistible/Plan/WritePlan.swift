@@ -8,6 +8,7 @@ struct WritePlan<Record: Hashable> {
     /// For a type identified by its whole value, what `add(contentsOf:)` asks: a set builds four times faster.
     private(set) var members: Set<Record>?
     let storedCount: Int
+    /// Whether there is a file: with none, a write that leaves no record still makes one.
     private(set) var fileExists = true
     private(set) var storedAsSingleValue = false
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
@@ -230,7 +231,7 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from: the record read at a position, as read or changed, or nowhere.
+/// Where a record of a ``WritePlan`` came from: the record read at a position, as read or changed, or a new identity.
 enum RecordSource: Equatable {
     case unchanged(Int)
     case changed(Int)
@@ -261,7 +262,7 @@ struct RecordIdentity<Object: Hashable> {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
-    /// The `id` a record's bytes hold, if the type's `ID` is `Decodable`: what is known of a record that won't decode.
+    /// The `id` in a record's bytes, if the type's `ID` is `Decodable`: what is known of a record that does not decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
             (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
