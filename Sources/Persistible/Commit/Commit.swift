@@ -2,19 +2,13 @@ import Foundation
 
 // MARK: - Committing
 
-/// What a write remembers of the records it wrote.
+/// What a write remembers of the records it wrote: what decoding the file gives, so that a type whose encoding loses
+/// something loads as a new process would, or the records as given, as a store keeps its own values.
 enum RememberedValues {
-    /// What decoding the file gives, so that a type whose encoding loses something loads as a new process would.
-    case decoded
-    /// The records as given: a store keeps its own values.
-    case asGiven
+    case decoded, asGiven
 }
 
 extension Archive {
-    /// How many values a save decodes again after writing them: decoding costs about what encoding does, so only an
-    /// append's few values are.
-    static var decodedAfterWriteLimit: Int { 16 }
-
     /// Makes the file, read as `stored`, hold what `plan` says, under the caller's lock, and remembers what it wrote.
     func commit(
         _ plan: inout WritePlan<Value>, over stored: inout Snapshot<Value>?, to file: AtomicFile,
@@ -30,17 +24,14 @@ extension Archive {
         }
         let single = plan.writesSingleValue && plan.records.count == 1 && state?.unreadable.isEmpty != false
         var bytes: Data
-        var unchangedPrefix: AtomicFile.UnchangedPrefix?
         var rewrite: Rewrite?
         if single {
             let value = plan.records[0]
             let source = plan.recordSources[0]
             // What the stored single value was read as, if the write kept or changed it: a value that replaces
             // another does not take the keys the other held beyond its type.
-            var read: Value?
-            if state?.isSingleValue == true, plan.storedCount == 1 {
-                read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
-            }
+            var read = source == .unchanged(0) ? value : source == .changed(0) ? plan.replacedOriginals[0] : nil
+            if state?.isSingleValue != true || plan.storedCount != 1 { read = nil }
             if let state, read != nil, source == .unchanged(0), state.stale.isEmpty {
                 bytes = state.bytes
             } else {
@@ -64,32 +55,28 @@ extension Archive {
         ) {
             rewrite = kept
             bytes = kept.bytes
-            unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept.firstChange, identity: state.identity)
         } else {
             bytes = try encode(array: plan.records)
         }
-        let identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
-        var values = plan.takeRecords()
-        var index = plan.index
-        var members = plan.members
+        let identity = try file.write(&bytes, unchangedPrefix: rewrite?.unchangedPrefix, durability: durability)
+        var written = Snapshot<Value>(
+            identity: identity, bytes: bytes, values: [], isSingleValue: single, recordRanges: rewrite?.ranges,
+            unreadable: rewrite?.unreadable ?? IndexSet()
+        )
+        plan.move(into: &written)
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
         for (position, range) in rewrite?.carried ?? [] {
             guard let value = try? decoder.decode(Value.self, from: bytes[offsets: range]) else { return }
-            if values[position] != value {
-                values[position] = value
-                (index, members) = (nil, nil)
+            if written.values[position] != value {
+                written.values[position] = value
+                (written.index, written.members) = (nil, nil)
             }
         }
-        var written = Snapshot<Value>(
-            identity: identity, bytes: bytes, values: values, isSingleValue: single, valuesAreDecoded: true,
-            members: members, index: index, recordRanges: rewrite?.ranges, unreadable: rewrite?.unreadable ?? IndexSet()
-        )
-        written.noteWritten(values.count, as: bytes, by: self, remembering: remembering)
+        written.noteWritten(written.values.count, as: bytes, decoder: decoder, remembering: remembering)
         keep(written)
     }
 
-    /// Splices the records `plan` appends onto the file's bytes and writes them; `false`, having written nothing,
-    /// when the bytes cannot be spliced. The plan's records move into the snapshot without a copy.
+    /// Splices the records `plan` appends onto the file's bytes and writes them, or returns `false`, writing nothing.
     private func append(
         to state: inout Snapshot<Value>, from plan: inout WritePlan<Value>, file: AtomicFile,
         remembering: RememberedValues
@@ -108,10 +95,8 @@ extension Archive {
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
-        state.values = plan.takeRecords()
-        state.index = plan.index
-        state.members = plan.members
-        state.noteWritten(appended.count, as: encoded, by: self, remembering: remembering)
+        plan.move(into: &state)
+        state.noteWritten(appended.count, as: encoded, decoder: decoder, remembering: remembering)
         keep(state)
         return true
     }
@@ -128,8 +113,7 @@ extension Archive {
         }
     }
 
-    /// Encodes an array in the file's format; a long one 4,096 values at a time, spliced together into the same
-    /// bytes, which keeps the encoder's tree small (10% faster on 100,000 records).
+    /// Encodes an array 4,096 values at a time, spliced together: a small encoder tree is 10% faster on 100,000.
     func encode(array values: [Value]) throws(PersistenceError) -> Data {
         let length = 4096
         guard values.count > length else { return try encode(values) }
@@ -137,7 +121,6 @@ extension Archive {
         var bytes = try encode(Array(values[..<length]))
         for start in stride(from: length, to: values.count, by: length) {
             let end = min(start + length, values.count)
-            // A format the splice does not know is encoded whole.
             guard splice.append(try encode(Array(values[start..<end])), to: &bytes) != nil else {
                 return try encode(values)
             }
@@ -145,13 +128,11 @@ extension Archive {
         return bytes
     }
 
-    /// `bytes` with each empty array or object written `[]` or `{}`, where a pretty-printing encoder writes a blank
-    /// line between the brackets: a newline in JSON is never inside a string.
+    /// `bytes` with `[]` and `{}` where a pretty-printing encoder wrote a blank line inside: no JSON string holds one.
     static func closingEmptyContainers(_ bytes: Data) -> Data {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         return bytes.withUnsafeBytes { buffer -> Data in
             var result: Data?
-            // Copied in runs between the empty containers, not byte by byte.
             var copied = 0
             var index = 0
             while let open = buffer[index...].firstIndex(of: newline).map({ $0 - 1 }) {
@@ -181,19 +162,17 @@ extension Archive {
 struct Rewrite {
     var bytes: Data
     var ranges: [Range<Int>]
-    /// How many leading bytes are the old file's, copied from the same place.
-    var firstChange: Int
-    /// The records written that carry parts of their stored bytes, and where each lies: they decode to other values.
+    var unchangedPrefix: AtomicFile.UnchangedPrefix
+    /// The records that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []
-    /// Where the records no version reads, which the write kept as stored, lie among `ranges`.
+    /// The records no version reads, kept as stored, by position in `ranges`.
     var unreadable = IndexSet()
 }
 
 extension Archive {
-    /// The file's bytes with `records` in it: each record the write did not change keeps its stored bytes, each
-    /// changed, stale or migrated one what it holds beyond its value as read (``UnknownKeys``), else this throws.
-    /// `nil` when the records cannot be found in the bytes, once it has checked that encoding them all loses nothing.
-    /// `storedCount` leaves out the records no version reads; `originals` are what changed records were read as.
+    /// The file's bytes with `records`: an unchanged record keeps its stored bytes, a changed, stale or migrated one
+    /// what it held beyond its value as read (``UnknownKeys``) or this throws; `nil` if the records cannot be found
+    /// in the bytes, once encoding them whole is shown to lose nothing.
     func rewriteKeepingUntouched(
         _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
         originals: [Int: Value]
@@ -220,8 +199,8 @@ extension Archive {
             return nil
         }
 
-        // The records to encode; of those written anew, what they were read as and their stored form: a migrated
-        // one's in the current format, which keeps what its older type knew.
+        // Of the records written anew, what each was read as and its stored form: a migrated one's in the current
+        // format, which keeps what its older type knew.
         var encoded: [Value] = []
         var encodedIndex = [Int](repeating: -1, count: sources.count)
         var carried: [(index: Int, original: Int, read: Value, form: Data, range: Range<Int>)] = []
@@ -229,23 +208,20 @@ extension Archive {
         let hasStale = !state.stale.isEmpty
         let migrations = state.migrated.isEmpty ? [] : evolution.migrations
         for (index, source) in sources.enumerated() {
-            // A stale record (it needed a default or a migration) is written anew, as a changed one is.
-            let rewritten: (original: Int, read: Value?)?
             switch source {
-            case .unchanged(let position):
-                guard hasStale, state.stale.contains(position) else { continue }
-                rewritten = (position, records[index])
-            case .changed(let position):
-                rewritten = (position, originals[position])
-            case .new:
-                rewritten = nil
-            }
-            if case let (original, read)? = rewritten {
-                // Without the value it held when read, what it holds that its type does not know cannot be told.
-                guard let read else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"])) }
+            case .unchanged(let original) where hasStale && state.stale.contains(original), .changed(let original):
+                // A stale record (it needed a default or a migration) is written anew, as a changed one is. Without
+                // the value it held when read, what it holds that its type does not know cannot be told.
+                guard let read = source == .changed(original) ? originals[original] : records[index] else {
+                    throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(original)]"]))
+                }
                 let form = state.migrated.contains(original)
                     ? try currentForm(ofMigrated: stored[offsets: ranges[original]], at: original, by: migrations) : nil
                 carried.append((index, original, read, form ?? stored, form.map { 0..<$0.count } ?? ranges[original]))
+            case .unchanged:
+                continue
+            case .new:
+                break
             }
             encodedIndex[index] = encoded.count
             encoded.append(records[index])
@@ -313,7 +289,8 @@ extension Archive {
         copyRun()
         bytes.append(contentsOf: Array((pretty ? "\n]\n" : "]\n").utf8))
         return Rewrite(
-            bytes: bytes, ranges: newRanges, firstChange: firstChange,
+            bytes: bytes, ranges: newRanges,
+            unchangedPrefix: AtomicFile.UnchangedPrefix(length: firstChange, identity: state.identity),
             carried: carriedRecords.map { ($0, newRanges[$0]) }
         )
     }
@@ -339,15 +316,14 @@ extension Archive {
         var allSources: [RecordSource] = []
         var allRecords: [Value] = []
         var kept = IndexSet()
-        var pending = unreadable.makeIterator()
-        var next = pending.next()
+        var next = unreadable.first
         func keep(before position: Int) {
             while let record = next, record < position {
                 kept.insert(allSources.count)
                 allSources.append(.unchanged(record))
                 // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
-                next = pending.next()
+                next = unreadable.integerGreaterThan(record)
             }
         }
         let lastStored = sources.lastIndex { $0 != .new }
@@ -374,8 +350,7 @@ extension Archive {
         return rewrite
     }
 
-    /// Throws if a value about to be written has the `id` of a record that no version reads: which of the two the
-    /// version that reads both would keep cannot be told.
+    /// Throws where a value written has the `id` of an unreadable record: which a newer version keeps is unknown.
     func refuseIdentitiesOfUnreadable(
         in state: Snapshot<Value>, ranges known: [Range<Int>]? = nil, written values: some Sequence<Value>
     ) throws(PersistenceError) {
@@ -399,9 +374,8 @@ extension Archive {
         }
     }
 
-    /// `encoding` with what `stored` (at `storedRange`) holds beyond `known` (at `knownRange`), the encoding of what
-    /// it was read as, carried into it (see ``UnknownKeys``); throws, naming record `position`, where they have no
-    /// place or cannot be read.
+    /// `encoding` with what `stored` holds beyond `known`, the encoding of what it was read as (``UnknownKeys``);
+    /// throws, naming record `position`, where that has no place in it or cannot be read.
     func carrying(
         from stored: Data, within storedRange: Range<Int>? = nil, beyond known: Data,
         within knownRange: Range<Int>? = nil, into encoding: Data, at position: Int, keys: KeyReading? = nil
@@ -447,9 +421,7 @@ extension Archive {
 }
 
 extension Range<Int> {
-    func shifted(by offset: Int) -> Range<Int> {
-        (lowerBound + offset)..<(upperBound + offset)
-    }
+    func shifted(by offset: Int) -> Range<Int> { (lowerBound + offset)..<(upperBound + offset) }
 }
 
 // MARK: - The atomic file
@@ -473,9 +445,8 @@ extension AtomicFile {
         _ = try? FileSystem.remove(temporary)
     }
 
-    /// Replaces the file's contents with `bytes`, ended with a newline, and returns the new file's identity; the first
-    /// `unchangedPrefix.length` bytes are cloned where the file is still that version and its file system can. A
-    /// ``SystemError`` leaves the file as it was, unless it is ``SystemError/directoryFlush``.
+    /// Replaces the file's contents with `bytes` and a final newline, cloning `unchangedPrefix` where the file is still
+    /// that version and can be cloned; a ``SystemError`` but ``SystemError/directoryFlush`` leaves the file as it was.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
@@ -525,9 +496,7 @@ extension AtomicFile {
         let identity = FileIdentity(closed ?? (try? file.status()) ?? stat())
         if closed == nil { file.closeQuietly() }
         changes.madeAny = true
-        if durability == .full {
-            try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory)
-        }
+        if durability == .full { try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory) }
         return identity
     }
 
@@ -545,9 +514,7 @@ extension AtomicFile {
     func remove(durability: Durability) throws {
         guard try FileSystem.remove(path) else { return }
         changes.madeAny = true
-        if durability == .full {
-            try Directory.flushAfterChange(atPath: directory)
-        }
+        if durability == .full { try Directory.flushAfterChange(atPath: directory) }
     }
 
     // MARK: - Ownership
@@ -556,8 +523,7 @@ extension AtomicFile {
     /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
     private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
-            existing.st_gid == FileSystem.effectiveGroup,
-            let directory, directory.group == existing.st_gid
+            existing.st_gid == FileSystem.effectiveGroup, let directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }

@@ -9,27 +9,29 @@ struct WritePlan<Record: Hashable> {
     private(set) var members: Set<Record>?
     let storedCount: Int
     /// Whether there is a file: with none, a write that leaves no record still makes one.
-    let fileExists: Bool
-    let storedAsSingleValue: Bool
+    private(set) var fileExists = true
+    private(set) var storedAsSingleValue = false
     /// Whether the write leaves a single value, rather than an array, when it leaves one record.
-    var writesSingleValue: Bool
+    var writesSingleValue = false
     /// Where each record came from; `nil` while nothing but appends happened.
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
 
-    init(
-        records: [Record], identity: RecordIdentity<Record> = RecordIdentity(), index: IdentityIndex? = nil,
-        members: Set<Record>? = nil, fileExists: Bool = true, storedAsSingleValue: Bool = false
-    ) {
+    init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
         self.identity = identity
-        self.index = index
-        self.members = members
-        self.fileExists = fileExists
-        self.storedAsSingleValue = storedAsSingleValue
-        writesSingleValue = storedAsSingleValue
         storedCount = records.count
+    }
+
+    /// A plan of what `state` holds, or of no file, that takes its values: changes to them then copy nothing.
+    init(taking state: inout Snapshot<Record>?) where Record: Codable {
+        self.init(records: state?.values ?? [])
+        (index, members) = (state?.index.take(), state?.members.take())
+        fileExists = state != nil
+        storedAsSingleValue = state?.isSingleValue ?? false
+        writesSingleValue = storedAsSingleValue
+        state?.values = []
     }
 
     var hasChanges: Bool { sources != nil || records.count > storedCount }
@@ -44,10 +46,11 @@ struct WritePlan<Record: Hashable> {
         sources ?? (0..<records.count).map { $0 < storedCount ? .unchanged($0) : .new }
     }
 
-    /// The records, leaving the plan without any, so that the caller holds the only reference.
-    mutating func takeRecords() -> [Record] {
-        defer { records = [] }
-        return records
+    /// Moves the records, and what finds them, into `state`, so that it holds the only reference to them.
+    mutating func move(into state: inout Snapshot<Record>) where Record: Codable {
+        state.values = records
+        records = []
+        (state.index, state.members) = (index, members)
     }
 
     // MARK: - Changing
@@ -85,14 +88,11 @@ struct WritePlan<Record: Hashable> {
         }
         records[position] = object
         members = nil
-        if repeated {
-            removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key })
-        }
+        if repeated { removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key }) }
         return true
     }
 
-    /// Saves `objects` as `saveToFile()` does: inserts each when the type has an `id`, else appends it unless held.
-    /// Returns how many identities were added or had their records changed.
+    /// Saves `objects` as `saveToFile()` does; returns how many identities were added or had their records changed.
     mutating func add(contentsOf objects: [Record]) -> Int {
         if identity.usesIdentifier {
             var changed = Set<AnyHashable>()
@@ -147,8 +147,7 @@ struct WritePlan<Record: Hashable> {
             records.remove(at: position)
             sources?.remove(at: position)
         }
-        index = nil
-        members = nil
+        (index, members) = (nil, nil)
     }
 
     mutating func synchronize(with objects: some Sequence<Record>) -> SynchronizeResult<Record> {
@@ -170,32 +169,27 @@ struct WritePlan<Record: Hashable> {
         return result
     }
 
-    /// Makes the records `objects`, where `sources` says which current record, by position, each one is or
-    /// replaces, and `originals` what a replaced one held when read where that is not the record: a
-    /// ``DomainStore``'s stored form, so that what its conversion drops stays as stored.
+    /// Makes the records `objects`; `sources` says which current record each is or replaces, and `originals` what a
+    /// replaced one held when read if not that record: a ``DomainStore``'s stored form, which its conversion drops.
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
         let current = recordSources
-        var composed: [RecordSource] = []
-        composed.reserveCapacity(objects.count)
-        for (object, source) in zip(objects, objectSources) {
+        sources = zip(objects, objectSources).map { object, source in
             switch source {
             case .unchanged(let position) where records[position] == object:
-                composed.append(current[position])
+                return current[position]
             case .unchanged(let position), .changed(let position):
                 if case .unchanged(let original) = current[position], replacedOriginals[original] == nil {
                     replacedOriginals[original] = originals[position] ?? records[position]
                 }
-                composed.append(current[position].changed)
+                return current[position].changed
             case .new:
-                composed.append(.new)
+                return .new
             }
         }
-        sources = composed
         records = objects
-        index = nil
-        members = nil
+        (index, members) = (nil, nil)
     }
 
     /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
@@ -237,8 +231,7 @@ struct WritePlan<Record: Hashable> {
     }
 }
 
-/// Where a record of a ``WritePlan`` came from, so that a rewrite keeps the stored bytes of those it did not change:
-/// the record read at a position, as read or changed, or a new identity.
+/// Where a record of a ``WritePlan`` came from: the record read at a position, as read or changed, or a new identity.
 enum RecordSource: Equatable {
     case unchanged(Int)
     case changed(Int)
@@ -269,8 +262,7 @@ struct RecordIdentity<Object: Hashable> {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
-    /// The `id` a record's bytes hold, when the type's `ID` is `Decodable`: what can be known of a record that does
-    /// not decode whole.
+    /// The `id` in a record's bytes, if the type's `ID` is `Decodable`: what is known of a record that does not decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
             (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
@@ -324,20 +316,13 @@ extension Archive {
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
             var state = try takeState(of: file)
-            var plan = WritePlan(
-                records: state?.values ?? [], index: state?.index.take(), members: state?.members.take(),
-                fileExists: state != nil, storedAsSingleValue: state?.isSingleValue ?? false
-            )
-            // The plan now holds the only reference to the values, so changes to it copy nothing.
-            state?.values = []
+            var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
             if plan.hasChanges, case .success = outcome {
                 try commit(&plan, over: &state, to: file, remembering: remembering)
             } else if !plan.hasChanges, var state {
                 // The snapshot still holds what the file holds: kept, with its values back.
-                state.values = plan.takeRecords()
-                state.index = plan.index
-                state.members = plan.members
+                plan.move(into: &state)
                 keep(state)
             }
             return try outcome.get()

@@ -1,17 +1,13 @@
 import Foundation
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
-struct Snapshot<Value: Hashable> {
+struct Snapshot<Value: Codable & Hashable> {
     var identity: FileIdentity
-    var bytes: Data {
-        didSet { recordRanges = nil }
-    }
+    var bytes: Data { didSet { recordRanges = nil } }
     var values: [Value]
-    /// Whether the file holds one value rather than an array of one.
     var isSingleValue = false
     /// Whether `values` are what decoding `bytes` gives rather than what a save was given (a date loses fractions).
     var valuesAreDecoded = true
-    /// Made by the first write that needs them (see ``WritePlan``).
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
@@ -24,21 +20,15 @@ struct Snapshot<Value: Hashable> {
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = IndexSet()
 
-    var contents: PersistenceData<Value> {
-        isSingleValue ? .single(values[0]) : .array(values)
-    }
-}
+    var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 
-extension Snapshot where Value: Codable {
-    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to
-    /// ``Archive/decodedAfterWriteLimit`` become what decoding `encoded` gives, as a later read would.
-    mutating func noteWritten(
-        _ count: Int, as encoded: Data, by archive: Archive<Value>, remembering: RememberedValues
-    ) {
-        guard remembering == .decoded, valuesAreDecoded, count <= Archive<Value>.decodedAfterWriteLimit,
+    /// Notes that the last `count` values were just written as `encoded`; for `.decoded`, up to 16 become what
+    /// decoding `encoded` gives, as a later read would: decoding costs what encoding does, so only an append's few.
+    mutating func noteWritten(_ count: Int, as encoded: Data, decoder: JSONDecoder, remembering: RememberedValues) {
+        guard remembering == .decoded, valuesAreDecoded, count <= 16,
             let decoded = isSingleValue
-                ? (try? archive.decoder.decode(Value.self, from: encoded)).map({ [$0] })
-                : try? archive.decoder.decode([Value].self, from: encoded),
+                ? (try? decoder.decode(Value.self, from: encoded)).map({ [$0] })
+                : try? decoder.decode([Value].self, from: encoded),
             decoded.count == count
         else {
             valuesAreDecoded = false
@@ -46,9 +36,7 @@ extension Snapshot where Value: Codable {
         }
         let written = (values.count - count)..<values.count
         if !values[written].elementsEqual(decoded) {
-            // Made from the values as given: made again from the decoded ones when needed.
-            members = nil
-            index = nil
+            (members, index) = (nil, nil)
             values.replaceSubrange(written, with: decoded)
         }
     }
@@ -118,11 +106,9 @@ extension Archive {
 
 // MARK: - Cache
 
-/// The last snapshot of each file in this process, used only while the file's identity is the snapshot's (see
-/// <doc:Guarantees#The-in-process-cache>).
+/// Each file's last snapshot, used while the file is that version (<doc:Guarantees#The-in-process-cache>).
 enum ArchiveCache {
-    /// One entry per file and type. The decoder is checked rather than keyed, so that a type that makes a decoder
-    /// for each operation replaces its entry instead of adding one per decoder.
+    /// One entry per file and type; the decoder is checked, not keyed, so one made per operation replaces the entry.
     struct Key: Hashable, Sendable {
         var path: String
         var type: ObjectIdentifier
@@ -138,21 +124,17 @@ enum ArchiveCache {
 
     fileprivate static let entries = Locked<[Key: Entry]>([:])
 
-    /// The key for an archive, or `nil` for a class type: handing the same instances to every caller would share
-    /// mutable state between threads behind their backs.
+    /// The key for an archive, or `nil` for a class type: the same instances, handed to all threads, share state.
     static func key<Value>(path: String, type: Value.Type) -> Key? {
         guard !(type is AnyObject.Type) else { return nil }
         return Key(path: path, type: ObjectIdentifier(type))
     }
 
-    /// The snapshot `decoder` made for `key`, which the caller checks against the file; `taking` removes it, so that
-    /// the caller holds the only reference to its storage.
+    /// The snapshot `decoder` made for `key`, to check against the file; `taking` removes it, leaving the only copy.
     static func state<Value>(for key: Key, decoder: JSONDecoder, taking: Bool) -> Snapshot<Value>? {
-        entries.withLock { entries in
-            guard let entry = taking ? entries.removeValue(forKey: key) : entries[key], entry.decoder === decoder
-            else { return nil }
-            return entry.state as? Snapshot<Value>
-        }
+        let entry = entries.withLock { taking ? $0.removeValue(forKey: key) : $0[key] }
+        guard let entry, entry.decoder === decoder else { return nil }
+        return entry.state as? Snapshot<Value>
     }
 
     static func remove(path: String) {
@@ -184,8 +166,7 @@ struct RecordReading<Value: Codable> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes, whose identity is `identity`, as a `Value` or a `[Value]`, whichever they hold, with the
-    /// type's evolution.
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
     func decode(_ bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value> {
         if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
             return decoded
@@ -216,9 +197,8 @@ extension Archive {
         }
     }
 
-    /// Bytes that open with `[` decoded as one value, for a type whose own encoding is an array; `nil` if they do
-    /// not. Throws that error when the array's first element is the wrong kind of value, where it says more: for
-    /// `[1,2]` and a type of three numbers, the number missing at `[2]`.
+    /// Bytes that open with `[` decoded as one value, of a type encoded as an array, or `nil`; throws that error where
+    /// it says more than the array's, whose first element is the wrong kind: for `[1,2]` and three numbers, `[2]`.
     private func decodeSingle(
         _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
     ) throws(PersistenceError) -> Snapshot<Value>? {
@@ -235,8 +215,7 @@ extension Archive {
         }
     }
 
-    /// Decodes record by record, filling defaults and trying migrations; `nil` when the bytes are not strict UTF-8
-    /// JSON, which the plain decoder then judges.
+    /// Decodes record by record, filling defaults and trying migrations; `nil` if the bytes are not strict UTF-8 JSON.
     private func decodeRecords(in bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
@@ -265,34 +244,29 @@ extension Archive {
         }
     }
 
-    /// The type's defaults, parsed; `nil` when it declares none, or when they do not encode as an object.
-    func defaultsObject() -> DefaultsObject? {
-        guard let encoding = try? evolution.encodedDefaults(with: encoder) else { return nil }
-        return defaultsObject(from: encoding)
-    }
-
     /// The declarations, read once for all the records; `fillingDefaults` is `false` where the caller fills them.
     func recordReading(fillingDefaults: Bool = true) -> RecordReading<Value> {
-        RecordReading(
-            defaults: fillingDefaults ? defaultsObject() : nil, migrations: evolution.migrations,
-            fallback: evolution.fallback.flatMap(defaultsObject(from:))
+        let defaults = fillingDefaults ? (try? evolution.encodedDefaults(with: encoder)).flatMap(defaultsObject) : nil
+        return RecordReading(
+            defaults: defaults, migrations: evolution.migrations, fallback: evolution.fallback.flatMap(defaultsObject)
         )
     }
 
-    /// Decodes the records at `ranges`: all at once when, defaults filled, they decode as the current type and none
-    /// that needed a default may be an older type's; else one at a time.
     private func decodeArray(
         _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
     ) throws(PersistenceError) -> Snapshot<Value> {
-        let (source, filledRanges, lacking) = defaultsObject()?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        var reading = recordReading()
+        let (source, filledRanges, lacking) = reading.defaults?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        reading.defaults = nil
         var stale = lacking
+        let skipsUnreadable = evolution.skipsUnreadable
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
-        if stale.isEmpty || evolution.migrations.isEmpty {
+        if stale.isEmpty || reading.migrations.isEmpty {
             do {
                 let values = try decoder.decode([Value].self, from: source)
                 return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
-            } catch where evolution.migrations.isEmpty && !evolution.skipsUnreadable {
+            } catch where reading.migrations.isEmpty && !skipsUnreadable {
                 throw unreadable(error, bytes: source)
             } catch {
                 // Some records may be another version's, or skipped: read one at a time below.
@@ -302,8 +276,6 @@ extension Archive {
         var migrated = IndexSet()
         var unreadable = IndexSet()
         values.reserveCapacity(ranges.count)
-        let reading = recordReading(fillingDefaults: false)
-        let skipsUnreadable = evolution.skipsUnreadable
         for index in ranges.indices {
             let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
             switch decodeRecord(bytes, at: ranges[index], reading: reading, index: index, filled: filled) {
@@ -315,8 +287,7 @@ extension Archive {
             case .failure(let mismatch):
                 guard skipsUnreadable else { throw mismatchError(mismatch) }
                 // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
-                let record = ranges[index].shifted(by: bytes.startIndex)
-                guard isJSON(Data(bytes[record])) else { throw mismatchError(mismatch, isDamage: true) }
+                guard isJSON(Data(bytes[offsets: ranges[index]])) else { throw mismatchError(mismatch, isDamage: true) }
                 unreadable.insert(index)
                 stale.remove(index)
             }
@@ -327,7 +298,6 @@ extension Archive {
     }
 
     /// Decodes one record and says where its value came from; `filled` is the record with the defaults it lacked.
-    ///
     /// One that lacks no key of the defaults is decoded as the current type, then as each older type; one that lacks
     /// a key as each older type first, then as the current type filled, so that a default never stands in for what
     /// an older type reads. A settings call's default value fills last, one key at a time.
@@ -336,15 +306,17 @@ extension Archive {
     ) -> RecordDecoding<Value> {
         let raw = bytes[offsets: range]
         let filled = filled ?? reading.defaults?.filled(raw)
-        let prefix = index.map { "[\($0)]" } ?? ""
         var currentFailure: (any Error)?
         func decodeCurrent(_ record: Data) -> Value? {
-            do {
-                return try decoder.decode(Value.self, from: record)
-            } catch {
-                currentFailure = error
-                return nil
-            }
+            let decoded = Result { try decoder.decode(Value.self, from: record) }
+            if case .failure(let error) = decoded { currentFailure = error }
+            return try? decoded.get()
+        }
+        func attempt(as typeName: String, failingWith error: any Error) -> VersionMismatch.Attempt {
+            let (path, detail) = Self.describe(error)
+            let prefix = index.map { "[\($0)]" } ?? ""
+            let joined = prefix.isEmpty || path.isEmpty || path.hasPrefix("[") ? prefix + path : prefix + "." + path
+            return .init(typeName: typeName, codingPath: joined, detail: detail)
         }
         if filled == nil, let value = decodeCurrent(raw) { return .success((value, .stored)) }
         var attempts: [VersionMismatch.Attempt] = []
@@ -352,10 +324,7 @@ extension Archive {
             do {
                 return .success((try migration.decode(raw, decoder), .migrated))
             } catch {
-                let (path, detail) = Self.describe(error)
-                attempts.append(
-                    .init(typeName: migration.sourceTypeName, codingPath: Self.join(prefix, path), detail: detail)
-                )
+                attempts.append(attempt(as: migration.sourceTypeName, failingWith: error))
             }
         }
         var current = filled ?? raw
@@ -368,13 +337,7 @@ extension Archive {
             current = next
             if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
-        let (path, detail) = Self.describe(currentFailure ?? CocoaError(.coderReadCorrupt))
-        attempts.insert(.init(typeName: typeName, codingPath: Self.join(prefix, path), detail: detail), at: 0)
+        attempts.insert(attempt(as: typeName, failingWith: currentFailure ?? CocoaError(.coderReadCorrupt)), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
-    }
-
-    private static func join(_ prefix: String, _ path: String) -> String {
-        guard !prefix.isEmpty, !path.isEmpty else { return prefix + path }
-        return path.hasPrefix("[") ? prefix + path : prefix + "." + path
     }
 }
