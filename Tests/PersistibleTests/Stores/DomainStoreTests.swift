@@ -130,6 +130,19 @@ struct Memo: Hashable, Identifiable, Sendable, StoredRepresentable {
         #expect(try users.synchronize(with: [amy]).isEmpty)
     }
 
+    @Test func aSecondSynchronizeInOneBlockDoesNotCountTheUnconvertibleRecordsAgain() throws {
+        let directory = try TemporaryDirectory()
+        let users = try makeStore(in: directory)
+        let amy = User(username: "amy", role: .admin)
+        let (first, second) = try users.write { writer in
+            (writer.synchronize(with: [amy]), writer.synchronize(with: [amy]))
+        }
+        #expect(first.removedUnconvertible == 1)
+        #expect(second.removedUnconvertible == 0)
+        #expect(second.isEmpty)
+        #expect(try users.storage.all() == [Self.storedUsers[0]])
+    }
+
     @Test func childStoresAndAsyncFormsWorkOverDomainValues() async throws {
         let directory = try TemporaryDirectory()
         let users = try makeStore(in: directory)
