@@ -38,7 +38,17 @@ let package = Package(
         .executableTarget(name: "PersonDemo", dependencies: ["Persistible"], path: "Examples/PersonDemo"),
 
         // Benchmarks
-        .executableTarget(name: "PersistibleBenchmarks", dependencies: ["Persistible"], path: "Benchmarks/PersistibleBenchmarks"),
+        .executableTarget(
+            name: "PersistibleBenchmarks",
+            // The programs its command-line section starts, one process a call, built beside it.
+            dependencies: ["Persistible", "PersistibleColdTool", "ColdFoundationReader", "ColdEssentialsHello"],
+            path: "Benchmarks/PersistibleBenchmarks"
+        ),
+        .executableTarget(
+            name: "PersistibleColdTool", dependencies: ["Persistible"], path: "Benchmarks/PersistibleColdTool"
+        ),
+        .executableTarget(name: "ColdFoundationReader", path: "Benchmarks/ColdFoundationReader"),
+        .executableTarget(name: "ColdEssentialsHello", path: "Benchmarks/ColdEssentialsHello"),
     ],
     swiftLanguageModes: [.v6]
 )

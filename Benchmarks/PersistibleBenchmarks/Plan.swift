@@ -77,4 +77,10 @@ struct Plan {
 
     /// The saves whose latency the watch workload measures, in each of its two rhythms.
     var watchLatencySaves: Int { quick ? 50 : 300 }
+
+    /// The file sizes of the command-line section, each call a process of its own.
+    var coldCommandSizes: [Int] { quick ? [1_000] : [1_000, 10_000, 100_000] }
+
+    /// Rounds of the command-line section: at 100,000 records a round starts four processes that read the file.
+    var coldCommandRepetitions: Int { quick ? 3 : 15 }
 }

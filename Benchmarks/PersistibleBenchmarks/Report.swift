@@ -14,6 +14,7 @@ struct Report {
         lines += cloneAppendSection
         lines += evolutionTables
         lines += watchSection
+        lines += coldCommandSection
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -338,6 +339,69 @@ struct Report {
             latencyRow("spaced, default coalescing", watch.quiet),
             latencyRow("back to back, no coalescing", watch.burst),
         ]
+    }
+
+    private var coldCommandSection: [String] {
+        var lines = [
+            "",
+            "## A command-line call: a new process each time, the file read cold",
+            "",
+            "A tool on the package (`PersistibleColdTool`: the package and `FoundationEssentials`, `Identifiable`",
+            "records of four fields, durable saves) started once per call, as a user runs one: `add` appends one",
+            "record, `count` loads every record, `lookup` loads the record of one `id`. Beside it, each in a process",
+            "of its own: Foundation alone decoding the same file with `JSONDecoder`; the `sqlite3` shell inserting",
+            "one row into a table of n (rollback journal, full synchronous); and the floors, programs that decode",
+            "one small value, importing `Foundation` or `FoundationEssentials`. \"In-process append\" is the same",
+            "append in this process, its file loaded already. Each time runs from `posix_spawn` to `waitpid`.",
+        ]
+        if let skipped = results.coldCommandSkipped { return lines + ["", "Skipped: \(skipped)."] }
+        guard !results.coldCommand.isEmpty else { return [] }
+        lines += [
+            "",
+            "| n | `add` | `count` | `lookup` | Foundation decode | In-process append | `sqlite3` insert "
+                + "| Hello, Foundation | Hello, Essentials | Reps |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.coldCommand {
+            lines.append(tableRow([
+                formatCount(row.n), cell(row.add), cell(row.count), cell(row.lookup), cell(row.foundationDecode),
+                cell(row.inProcessAppend), cell(row.sqliteInsert), cell(row.helloFoundation),
+                cell(row.helloEssentials), "\(row.add.count)",
+            ]))
+        }
+        lines += [
+            "",
+            "Ratios: `add` over the Foundation hello plus twice the in-process append (target: at most 1×);",
+            "`count` over Foundation's decode (target: at most 0.5×); `lookup` over `lookup` at the smallest n (target",
+            "at 100,000: at most 3×); `add` over the `sqlite3` insert.",
+            "",
+            "| n | `add` / (hello + 2 × append) | `count` / Foundation | `lookup` / smallest | `add` / `sqlite3` |",
+            "| ---: | ---: | ---: | ---: | ---: |",
+        ]
+        let smallest = results.coldCommand[0].lookup
+        for row in results.coldCommand {
+            let floor = row.helloFoundation.median + 2 * row.inProcessAppend.median
+            lines.append(tableRow([
+                formatCount(row.n), formatRatio(row.add.median / floor),
+                formatRatio(ratio(row.count, row.foundationDecode)), formatRatio(ratio(row.lookup, smallest)),
+                formatRatio(ratio(row.add, row.sqliteInsert)),
+            ]))
+        }
+        if let one = results.coldOneRecord {
+            lines += [
+                "",
+                "The tool's `count` of a file of one record, against the floors (target: within 1 ms of the",
+                "`FoundationEssentials` hello):",
+                "",
+                "| Tool, one record | Hello, Essentials | Hello, Foundation | Tool − Essentials hello | Reps |",
+                "| ---: | ---: | ---: | ---: | ---: |",
+                tableRow([
+                    cell(one.toolLoad), cell(one.helloEssentials), cell(one.helloFoundation),
+                    formatDuration(one.toolLoad.median - one.helloEssentials.median), "\(one.toolLoad.count)",
+                ]),
+            ]
+        }
+        return lines
     }
 
     private func latencyRow(_ name: String, _ samples: LatencySamples) -> String {

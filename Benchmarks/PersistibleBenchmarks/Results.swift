@@ -128,6 +128,27 @@ struct EvolutionResult {
     var rewriteFloor = Samples()
 }
 
+/// Calls of a command-line tool on a file of `n` records, each in a process of its own that reads the file cold,
+/// beside Foundation alone, the `sqlite3` shell, an append in a process that has the file loaded, and the floors.
+struct ColdCommandResult {
+    var n: Int
+    var add = Samples()
+    var count = Samples()
+    var lookup = Samples()
+    var foundationDecode = Samples()
+    var inProcessAppend = Samples()
+    var sqliteInsert = Samples()
+    var helloFoundation = Samples()
+    var helloEssentials = Samples()
+}
+
+/// The tool loading a file of one record, against the programs that decode one small value.
+struct ColdOneRecordResult {
+    var toolLoad = Samples()
+    var helloEssentials = Samples()
+    var helloFoundation = Samples()
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
@@ -141,6 +162,10 @@ struct Results {
     var grownFile: GrownFileResult?
     var evolution: [EvolutionResult] = []
     var watch: WatchResult?
+    var coldCommand: [ColdCommandResult] = []
+    var coldOneRecord: ColdOneRecordResult?
+    /// Why the command-line section did not run, if it did not.
+    var coldCommandSkipped: String?
     var started = Date()
     var elapsedSeconds: Double = 0
 }

@@ -91,6 +91,27 @@ enum Runner {
             progress("evolution, n = \(formatCount(n))")
             results.evolution.append(try evolution.run(n: n))
         }
+
+        try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
+    }
+
+    /// The command-line section, if the programs it starts were built.
+    private static func measureColdCommands(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
+        let tools: ColdTools
+        do {
+            tools = try ColdTools()
+        } catch {
+            progress("command line: skipped: \(error)")
+            results.coldCommandSkipped = "\(error)"
+            return
+        }
+        let workload = ColdCommandWorkload(sandbox: sandbox, plan: plan, tools: tools)
+        for n in plan.coldCommandSizes {
+            progress("command line, n = \(formatCount(n))")
+            results.coldCommand.append(try workload.run(n: n))
+        }
+        progress("command line, a file of one record")
+        results.coldOneRecord = try workload.runOneRecord()
     }
 
     /// The append workload on the sandbox's own file system and on a mounted XFS with reflink, where saves clone.
