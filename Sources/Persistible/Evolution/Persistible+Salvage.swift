@@ -112,11 +112,12 @@ extension Archive {
                 // a rename needs nothing but write access to the directory.
                 let decodes = (try? contents(atPath: file.path))?.flatMap { try? decode($0.0, identity: $0.1) } != nil
                 let why = decodes ? "moved-aside" : "unreadable"
-                let stem = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
-                let directory = (file.path as NSString).deletingLastPathComponent
+                // The name without its extension, `Person` of `Person.json`; a leading dot is part of the name.
+                let dot = file.name.lastIndex(of: ".").flatMap { $0 == file.name.startIndex ? nil : $0 }
+                let stem = dot.map { String(file.name[..<$0]) } ?? file.name
                 let when = date.formatted(.iso8601.dateSeparator(.omitted).timeSeparator(.omitted))
                 let names = (1...).lazy.map { attempt in
-                    "\(directory)/\(stem).\(why)-\(when)\(attempt == 1 ? "" : "-\(attempt)").json"
+                    "\(file.directory)/\(stem).\(why)-\(when)\(attempt == 1 ? "" : "-\(attempt)").json"
                 }
                 let moved = try FileRename.renameWithoutReplacing(file.path, to: names, durability: durability)
                 return URL(fileURLWithPath: moved, isDirectory: false)

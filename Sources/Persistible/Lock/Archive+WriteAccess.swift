@@ -106,20 +106,7 @@ struct AtomicFile {
     /// The file to replace: the one at `path`, or the file a symbolic link there points to, however many links deep.
     init(resolving path: String) throws {
         (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
-        (directory, name) = Self.split(self.path)
-    }
-
-    /// A path's directory and last component, without `NSString`'s cost for the usual absolute path.
-    static func split(_ path: String) -> (directory: String, name: String) {
-        let bytes = path.utf8
-        let slash = UInt8(ascii: "/")
-        guard let last = bytes.lastIndex(of: slash), last != bytes.startIndex, bytes.first == slash,
-            bytes.index(after: last) != bytes.endIndex,
-            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == slash && $1 == slash })
-        else {
-            return ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
-        }
-        return (String(path[..<last]), String(path[path.index(after: last)...]))
+        (directory, name) = (Path.directory(of: self.path), Path.name(of: self.path))
     }
 
     /// The longest file name, in bytes, whose temporaries (42 bytes longer at most) and lock file (5 bytes longer)
@@ -161,8 +148,7 @@ struct AtomicFile {
             guard let status = try FileSystem.entryStatus(path) else { return (path, nil) }
             guard status.isSymbolicLink else { return (path, Kind(status)) }
             let target = try FileSystem.linkTarget(path)
-            path = target.hasPrefix("/")
-                ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+            path = target.hasPrefix("/") ? target : Path.appending(target, to: Path.directory(of: path))
         }
         throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
     }

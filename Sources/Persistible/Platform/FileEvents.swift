@@ -10,7 +10,7 @@ struct WatchTarget: Hashable, Sendable {
     var directory: String
     var name: String
 
-    var path: String { (directory as NSString).appendingPathComponent(name) }
+    var path: String { Path.appending(name, to: directory) }
 }
 
 /// Notifications of changes to named entries of directories, as a save replaces a file and its inode: inotify on

@@ -84,6 +84,52 @@ struct OpenFile {
 
 // MARK: - Paths
 
+/// Path strings taken apart and joined at `/` as the system reads them, by text alone: what `NSString`'s path methods
+/// did, which the smallest Foundation lacks.
+enum Path {
+    /// `/a/b` is in `/a`, `/a` in `/`, and `a` in `""`; trailing slashes do not count.
+    static func directory(of path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        let directory = withoutTrailingSlashes(String(trimmed[..<slash]))
+        return directory.isEmpty ? "/" : directory
+    }
+
+    /// `b` for `/a/b` and `/a/b/`; `/` for `/`.
+    static func name(of path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
+        guard trimmed != "/", let slash = trimmed.lastIndex(of: "/") else { return trimmed }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    static func appending(_ name: String, to directory: String) -> String {
+        directory.isEmpty ? name : directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// `path` without `.` components and repeated slashes, each `..` taking the component before it away, as the
+    /// system reads an absolute path when no directory on it is a link.
+    static func standardized(_ path: String) -> String {
+        var components: [Substring] = []
+        for component in path.split(separator: "/") where component != "." {
+            if component != ".." {
+                components.append(component)
+            } else if let last = components.last, last != ".." {
+                components.removeLast()
+            } else if !path.hasPrefix("/") {
+                components.append(component)
+            }
+        }
+        let joined = components.joined(separator: "/")
+        return path.hasPrefix("/") ? "/" + joined : joined
+    }
+
+    private static func withoutTrailingSlashes(_ path: String) -> String {
+        var path = path
+        while path.utf8.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}
+
 enum FileSystem {
     /// The status of what is at `path`, without following a symbolic link; `nil` if nothing is there.
     static func entryStatus(_ path: String) throws -> stat? {
@@ -140,7 +186,7 @@ enum FileRename {
                 }
             }
             if durability == .full {
-                try Directory.flushAfterChange(atPath: (path as NSString).deletingLastPathComponent)
+                try Directory.flushAfterChange(atPath: Path.directory(of: path))
             }
             return candidate
         }
@@ -155,7 +201,7 @@ enum Directory {
     /// a flush named apart from the one after a rename, since it fails before the file is written.
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = Path.directory(of: path)
         if system.calls.mkdir(path, 0o777) != 0 {
             if errno == EEXIST { return }
             guard errno == ENOENT, parent != path, !parent.isEmpty else {

@@ -45,7 +45,7 @@ enum PlatformDirectory {
         case .caches: (variable, fallback) = ("XDG_CACHE_HOME", ".cache")
         }
         let home = absolutePath(inEnvironment: "HOME") ?? fileManager.homeDirectoryForCurrentUser.path
-        let root = absolutePath(inEnvironment: variable) ?? (home as NSString).appendingPathComponent(fallback)
+        let root = absolutePath(inEnvironment: variable) ?? Path.appending(fallback, to: home)
         return URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent(application, isDirectory: true)
         #endif
     }

@@ -92,12 +92,12 @@ extension WatchTarget {
         var current = path
         // The same bound on links as the system's.
         for _ in 0..<40 {
-            let directory = (current as NSString).deletingLastPathComponent
-            var target = WatchTarget(directory: directory, name: (current as NSString).lastPathComponent)
+            let directory = Path.directory(of: current)
+            var target = WatchTarget(directory: directory, name: Path.name(of: current))
             while FileSystem.status(target.directory)?.isDirectory != true {
-                let parent = (target.directory as NSString).deletingLastPathComponent
+                let parent = Path.directory(of: target.directory)
                 guard parent != target.directory else { break }
-                target = WatchTarget(directory: parent, name: (target.directory as NSString).lastPathComponent)
+                target = WatchTarget(directory: parent, name: Path.name(of: target.directory))
             }
             chain.append(target)
             guard target.directory == directory, let destination = try? FileSystem.linkTarget(current),
@@ -105,7 +105,7 @@ extension WatchTarget {
             else { break }
             current = destination.hasPrefix("/")
                 ? destination
-                : ((directory as NSString).appendingPathComponent(destination) as NSString).standardizingPath
+                : Path.standardized(Path.appending(destination, to: directory))
         }
         return chain
     }
