@@ -61,7 +61,7 @@ extension Archive {
         let identity = try file.write(&bytes, unchangedPrefix: rewrite?.unchangedPrefix, durability: durability)
         var written = Snapshot<Value>(
             identity: identity, bytes: bytes, values: [], isSingleValue: single, recordRanges: rewrite?.ranges,
-            unreadable: rewrite?.unreadable ?? IndexSet()
+            unreadable: rewrite?.unreadable ?? RecordPositions()
         )
         plan.move(into: &written)
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
@@ -166,7 +166,7 @@ struct Rewrite {
     /// The records that carry parts of their stored bytes, and where each lies: they decode to other values.
     var carried: [(record: Int, range: Range<Int>)] = []
     /// The records no version reads, kept as stored, by position in `ranges`.
-    var unreadable = IndexSet()
+    var unreadable = RecordPositions()
 }
 
 extension Archive {
@@ -309,13 +309,13 @@ extension Archive {
         let written = zip(records, sources).lazy.filter { if case .unchanged = $0.1 { false } else { true } }
         try refuseIdentitiesOfUnreadable(in: state, ranges: ranges, written: written.map(\.0))
         var whole = state
-        whole.unreadable = IndexSet()
+        whole.unreadable = RecordPositions()
         whole.recordRanges = ranges
         // Where each record the caller counts stands in the file.
         let stored = ranges.indices.filter { !unreadable.contains($0) }
         var allSources: [RecordSource] = []
         var allRecords: [Value] = []
-        var kept = IndexSet()
+        var kept = RecordPositions()
         var next = unreadable.first
         func keep(before position: Int) {
             while let record = next, record < position {
@@ -323,7 +323,7 @@ extension Archive {
                 allSources.append(.unchanged(record))
                 // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
-                next = unreadable.integerGreaterThan(record)
+                next = unreadable.first { $0 > record }
             }
         }
         let lastStored = sources.lastIndex { $0 != .new }
@@ -345,7 +345,9 @@ extension Archive {
             whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
         ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
         // A record written is never kept: its position for the caller is its position less the kept ones before it.
-        rewrite.carried = rewrite.carried.map { ($0.record - kept.count(in: 0..<$0.record), $0.range) }
+        rewrite.carried = rewrite.carried.map { written in
+            (written.record - kept.prefix { $0 < written.record }.count, written.range)
+        }
         rewrite.unreadable = kept
         return rewrite
     }

@@ -110,8 +110,10 @@ struct DefaultsObject {
     }
 
     /// `bytes` with the records at `ranges` filled, their ranges in the result, and which records gained a key.
-    func fill(_ bytes: Data, records ranges: [Range<Int>]) -> (bytes: Data, ranges: [Range<Int>], filled: IndexSet) {
-        var filled = IndexSet()
+    func fill(
+        _ bytes: Data, records ranges: [Range<Int>]
+    ) -> (bytes: Data, ranges: [Range<Int>], filled: RecordPositions) {
+        var filled = RecordPositions()
         var insertions: [(range: Range<Int>, text: Data)] = []
         var newRanges: [Range<Int>] = []
         var shift = 0
@@ -125,7 +127,9 @@ struct DefaultsObject {
                 shift += added
             }
         }
-        guard !filled.isEmpty, let result = bytes.applying(insertions) else { return (bytes, ranges, IndexSet()) }
+        guard !filled.isEmpty, let result = bytes.applying(insertions) else {
+            return (bytes, ranges, RecordPositions())
+        }
         return (result, newRanges, filled)
     }
 }

@@ -74,7 +74,7 @@ extension Archive {
     /// The records at `positions` of the array in `bytes` (at `known`, when known), decoded again to say what each
     /// version said: reads that skip them pay nothing until someone asks.
     func unreadableRecords(
-        at positions: IndexSet, in bytes: Data, ranges known: [Range<Int>]? = nil
+        at positions: RecordPositions, in bytes: Data, ranges known: [Range<Int>]? = nil
     ) -> [UnreadableRecord] {
         guard !positions.isEmpty, let ranges = known ?? JSONScanner.elementRanges(of: bytes) else { return [] }
         let reading = recordReading()

@@ -11,14 +11,14 @@ struct Snapshot<Value: Codable & Hashable> {
     var members: Set<Value>?
     var index: IdentityIndex?
     /// The records that needed a default or a migration: the next write stores them anew, so it cannot splice.
-    var stale = IndexSet()
+    var stale = RecordPositions()
     /// The stale records migrated from an older type; the others hold every key they held, unknown ones included.
-    var migrated = IndexSet()
+    var migrated = RecordPositions()
     /// Where each record lies in `bytes`, once a rewrite needed to know.
     var recordRanges: [Range<Int>]?
     /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
-    var unreadable = IndexSet()
+    var unreadable = RecordPositions()
 
     var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 
@@ -39,6 +39,43 @@ struct Snapshot<Value: Codable & Hashable> {
             (members, index) = (nil, nil)
             values.replaceSubrange(written, with: decoded)
         }
+    }
+}
+
+/// Positions of records, ascending: what `IndexSet` held, which the smallest Foundation lacks.
+struct RecordPositions: Sequence {
+    private var sorted: [Int] = []
+
+    init(_ positions: some Sequence<Int> = []) {
+        sorted = Set(positions).sorted()
+    }
+
+    var isEmpty: Bool { sorted.isEmpty }
+
+    var count: Int { sorted.count }
+
+    var first: Int? { sorted.first }
+
+    func contains(_ position: Int) -> Bool {
+        let index = firstIndex(notBelow: position)
+        return index < sorted.count && sorted[index] == position
+    }
+
+    mutating func insert(_ position: Int) {
+        if !contains(position) { sorted.insert(position, at: firstIndex(notBelow: position)) }
+    }
+
+    func makeIterator() -> IndexingIterator<[Int]> {
+        sorted.makeIterator()
+    }
+
+    private func firstIndex(notBelow position: Int) -> Int {
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 
@@ -90,8 +127,8 @@ extension Archive {
             let storedCount = state.values.count + state.unreadable.count
             state.identity = identity
             state.bytes = bytes
-            state.stale.formUnion(IndexSet(decoded.stale.map { $0 + storedCount }))
-            state.migrated.formUnion(IndexSet(decoded.migrated.map { $0 + storedCount }))
+            state.stale = RecordPositions(state.stale + decoded.stale.map { $0 + storedCount })
+            state.migrated = RecordPositions(state.migrated + decoded.migrated.map { $0 + storedCount })
             let identity = state.index == nil ? nil : RecordIdentity<Value>()
             for (offset, value) in decoded.values.enumerated() {
                 state.members?.insert(value)
@@ -236,8 +273,8 @@ extension Archive {
         case .success(let (value, origin)):
             return Snapshot(
                 identity: identity, bytes: bytes, values: [value], isSingleValue: true,
-                stale: origin == .stored ? IndexSet() : IndexSet(integer: 0),
-                migrated: origin == .migrated ? IndexSet(integer: 0) : IndexSet()
+                stale: RecordPositions(origin == .stored ? [] : [0]),
+                migrated: RecordPositions(origin == .migrated ? [0] : [])
             )
         case .failure(let mismatch):
             throw mismatchError(mismatch)
@@ -256,16 +293,16 @@ extension Archive {
         _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
     ) throws(PersistenceError) -> Snapshot<Value> {
         var reading = recordReading()
-        let (source, filledRanges, lacking) = reading.defaults?.fill(bytes, records: ranges) ?? (bytes, ranges, [])
+        let (source, filledRanges, lacking) = reading.defaults?.fill(bytes, records: ranges)
+            ?? (bytes, ranges, RecordPositions())
         reading.defaults = nil
-        var stale = lacking
         let skipsUnreadable = evolution.skipsUnreadable
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
-        if stale.isEmpty || reading.migrations.isEmpty {
+        if lacking.isEmpty || reading.migrations.isEmpty {
             do {
                 let values = try decoder.decode([Value].self, from: source)
-                return Snapshot(identity: identity, bytes: bytes, values: values, stale: stale)
+                return Snapshot(identity: identity, bytes: bytes, values: values, stale: lacking)
             } catch where reading.migrations.isEmpty && !skipsUnreadable {
                 throw unreadable(error, bytes: source)
             } catch {
@@ -273,15 +310,14 @@ extension Archive {
             }
         }
         var values: [Value] = []
-        var migrated = IndexSet()
-        var unreadable = IndexSet()
+        // Each found in ascending order, so that every insertion is an append.
+        var (stale, migrated, unreadable) = (RecordPositions(), RecordPositions(), RecordPositions())
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
-            let filled = stale.contains(index) ? source[offsets: filledRanges[index]] : nil
+            let filled = lacking.contains(index) ? source[offsets: filledRanges[index]] : nil
             switch decodeRecord(bytes, at: ranges[index], reading: reading, index: index, filled: filled) {
             case .success(let (value, origin)):
                 values.append(value)
-                stale.remove(index)
                 if origin != .stored { stale.insert(index) }
                 if origin == .migrated { migrated.insert(index) }
             case .failure(let mismatch):
@@ -289,7 +325,6 @@ extension Archive {
                 // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
                 guard isJSON(Data(bytes[offsets: ranges[index]])) else { throw mismatchError(mismatch, isDamage: true) }
                 unreadable.insert(index)
-                stale.remove(index)
             }
         }
         return Snapshot(
