@@ -316,14 +316,15 @@ extension Archive {
         var allSources: [RecordSource] = []
         var allRecords: [Value] = []
         var kept = RecordPositions()
-        var next = unreadable.first
+        var pending = unreadable.makeIterator()
+        var next = pending.next()
         func keep(before position: Int) {
             while let record = next, record < position {
                 kept.insert(allSources.count)
                 allSources.append(.unchanged(record))
                 // A kept record is copied, never encoded: any value stands in for it (with none, all are kept).
                 if let standIn = records.first { allRecords.append(standIn) }
-                next = unreadable.first { $0 > record }
+                next = pending.next()
             }
         }
         let lastStored = sources.lastIndex { $0 != .new }
@@ -345,9 +346,7 @@ extension Archive {
             whole, storedCount: ranges.count, records: allRecords, sources: allSources, originals: allOriginals
         ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unreadable.map { "[\($0)]" })) }
         // A record written is never kept: its position for the caller is its position less the kept ones before it.
-        rewrite.carried = rewrite.carried.map { written in
-            (written.record - kept.prefix { $0 < written.record }.count, written.range)
-        }
+        rewrite.carried = rewrite.carried.map { ($0.record - kept.count(below: $0.record), $0.range) }
         rewrite.unreadable = kept
         return rewrite
     }

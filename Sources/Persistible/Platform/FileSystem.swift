@@ -106,23 +106,6 @@ enum Path {
         directory.isEmpty ? name : directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    /// `path` without `.` components and repeated slashes, each `..` taking the component before it away, as the
-    /// system reads an absolute path when no directory on it is a link.
-    static func standardized(_ path: String) -> String {
-        var components: [Substring] = []
-        for component in path.split(separator: "/") where component != "." {
-            if component != ".." {
-                components.append(component)
-            } else if let last = components.last, last != ".." {
-                components.removeLast()
-            } else if !path.hasPrefix("/") {
-                components.append(component)
-            }
-        }
-        let joined = components.joined(separator: "/")
-        return path.hasPrefix("/") ? "/" + joined : joined
-    }
-
     private static func withoutTrailingSlashes(_ path: String) -> String {
         var path = path
         while path.utf8.count > 1, path.hasSuffix("/") { path.removeLast() }

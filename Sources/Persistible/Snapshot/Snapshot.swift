@@ -61,6 +61,10 @@ struct RecordPositions: Sequence {
         return index < sorted.count && sorted[index] == position
     }
 
+    func count(below position: Int) -> Int {
+        firstIndex(notBelow: position)
+    }
+
     mutating func insert(_ position: Int) {
         if !contains(position) { sorted.insert(position, at: firstIndex(notBelow: position)) }
     }

@@ -103,9 +103,8 @@ extension WatchTarget {
             guard target.directory == directory, let destination = try? FileSystem.linkTarget(current),
                 !destination.isEmpty
             else { break }
-            current = destination.hasPrefix("/")
-                ? destination
-                : Path.standardized(Path.appending(destination, to: directory))
+            // A relative destination's `..` is left to the system, which reads it from where a linked directory leads.
+            current = destination.hasPrefix("/") ? destination : Path.appending(destination, to: directory)
         }
         return chain
     }

@@ -26,9 +26,4 @@ import Testing
     func aNameAppendsAsFoundationAppendsIt(_ directory: String) {
         #expect(Path.appending("b.json", to: directory) == (directory as NSString).appendingPathComponent("b.json"))
     }
-
-    @Test(arguments: ["/a/b", "/a/./b", "/a/../b", "/a/b/../../c", "/../a", "//a//b/", "/a/b/..", "/", "/a/.."])
-    func anAbsolutePathStandardizesAsFoundationStandardizesIt(_ path: String) {
-        #expect(Path.standardized(path) == (path as NSString).standardizingPath)
-    }
 }

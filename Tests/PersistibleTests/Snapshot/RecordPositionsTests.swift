@@ -16,6 +16,7 @@ import Testing
         #expect(positions.first == expected.first)
         for candidate in -1...10 {
             #expect(positions.contains(candidate) == expected.contains(candidate), "\(candidate)")
+            #expect(positions.count(below: candidate) == expected.count(in: ..<max(candidate, 0)), "\(candidate)")
         }
     }
 

@@ -143,6 +143,27 @@ import Testing
         await watcher.stop()
     }
 
+    @Test func aRelativeLinkOutOfALinkedDirectoryIsFollowedAsTheSystemReadsIt() async throws {
+        // link -> real/data, and link/watched.json -> ../shared/watched.json, which the system reads from the
+        // directory the link leads to: real/shared/watched.json.
+        let root = try TemporaryDirectory()
+        let files = FileManager.default
+        let (data, shared) = (root.file("real/data"), root.file("real/shared"))
+        try files.createDirectory(at: data, withIntermediateDirectories: true)
+        try files.createDirectory(at: shared, withIntermediateDirectories: true)
+        try files.createSymbolicLink(atPath: root.file("link").path, withDestinationPath: data.path)
+        try files.createSymbolicLink(atPath: data.path + "/watched.json", withDestinationPath: "../shared/watched.json")
+        try withArchiveDirectory(shared) { try a.saveToFile() }
+        let changes = withArchiveDirectory(root.file("link")) { Watched.changes() }
+        var watcher = Watcher(changes)
+        #expect(await watcher.next() == .contents(.single(a)))
+
+        try await change("save", shared.path, "c", "3")
+        let c = Watched(name: "c", number: 3)
+        #expect(await watcher.next { $0 == .contents(.array([a, c])) } != nil, "saw \(watcher.received)")
+        await watcher.stop()
+    }
+
     @Test func aBurstOfAThousandSavesIsSeenToItsFinalState() async throws {
         let directory = try TemporaryDirectory()
         var watcher = try await watch(directory)
