@@ -161,9 +161,10 @@ extension Archive {
         }
         guard !kept.isEmpty || !lost.isEmpty else { return }
         // JSON is compared here, not values: the stored bytes as they are, or as a plain decoder reads them.
-        let json = JSONTree.parse(stored) != nil
-            ? stored : StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5)
-        let storedTree = json.flatMap { JSONTree.parse($0) }
+        // Parsed once: the stored bytes may be the whole file.
+        let (json, storedTree) = JSONTree.parse(stored).map { (stored, $0) }
+            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).map { ($0, JSONTree.parse($0)) }
+            ?? (nil, nil)
         let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
         let knownBytes = try encode(array: kept.map(\.read))
         let known = JSONTree.parse(knownBytes)?.elements

@@ -218,7 +218,8 @@ struct JSONScanner {
                 var damaged = start..<(next.map { trimmedEnd(of: start..<$0) } ?? bytes.count)
                 if let value {
                     // One stray byte, besides a `,` or `]` that ends the damage.
-                    let stray = bytes[start..<damaged.upperBound].filter { !isJSONWhitespace($0) }
+                    let damagedBytes = bytes[start..<damaged.upperBound].lazy
+                    let stray = Array(damagedBytes.filter { !isJSONWhitespace($0) }.prefix(3))
                     if stray.count <= 1 || (stray.count == 2 && ",]".utf8.contains(stray[1])) {
                         parts.append(.record(value))
                     } else {

@@ -131,8 +131,9 @@ extension Archive {
             let storedCount = state.values.count + state.unreadable.count
             state.identity = identity
             state.bytes = bytes
-            state.stale = RecordPositions(state.stale + decoded.stale.map { $0 + storedCount })
-            state.migrated = RecordPositions(state.migrated + decoded.migrated.map { $0 + storedCount })
+            // After every stored position, so each is an append, not a copy of a set that may hold every record.
+            for position in decoded.stale { state.stale.insert(position + storedCount) }
+            for position in decoded.migrated { state.migrated.insert(position + storedCount) }
             let identity = state.index == nil ? nil : RecordIdentity<Value>()
             for (offset, value) in decoded.values.enumerated() {
                 state.members?.insert(value)
