@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where values lie in strict UTF-8 JSON (a byte order mark aside), found without decoding or allocating per value;
 /// other bytes give `nil`, for the decoder or ``StrictJSON``. Offsets count from the first byte scanned.
@@ -88,13 +92,18 @@ struct JSONScanner {
             guard let byte = rest.first else { return "the end of the file" }
             let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
             if let name = names[Int(byte)] { return name }
-            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(String(format: "%04X", byte))" }
+            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(hex(byte, digits: 4))" }
             var iterator = rest.makeIterator()
             var parser = Unicode.UTF8.ForwardParser()
             guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
-                return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
+                return "the byte 0x\(hex(byte, digits: 2)), which is not UTF-8"
             }
             return "'\(Character(Unicode.UTF8.decode(encoded)))'"
+        }
+
+        private static func hex(_ byte: UInt8, digits: Int) -> String {
+            let text = String(byte, radix: 16, uppercase: true)
+            return String(repeating: "0", count: digits - text.count) + text
         }
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a write leaves in a file: the records, in order, and where each came from among those read.
 struct WritePlan<Record: Hashable> {

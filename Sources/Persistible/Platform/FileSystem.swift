@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 // MARK: - Open files
 
@@ -297,7 +302,7 @@ struct FileLock {
                 let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
                 throw Held(processID: holder)
             }
-            Thread.sleep(forTimeInterval: min(pause, remaining) / .seconds(1))
+            PlatformThread.sleep(for: min(pause, remaining))
             pause = min(pause * 2, .milliseconds(50))
         }
     }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
 struct Snapshot<Value: Codable & Hashable> {
@@ -377,7 +382,8 @@ extension Archive {
             current = next
             if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
-        attempts.insert(attempt(as: typeName, failingWith: currentFailure ?? CocoaError(.coderReadCorrupt)), at: 0)
+        // Set: every way here decoded as the current type last, and failed.
+        attempts.insert(attempt(as: typeName, failingWith: currentFailure!), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
     }
 }
