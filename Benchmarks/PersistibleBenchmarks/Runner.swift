@@ -23,6 +23,8 @@ enum Runner {
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
                     try measure(plan: plan, sandbox: sandbox, into: &results)
+                    // Last, so that the sections measured before it run as they did before it existed.
+                    results.shapes = try ShapesWorkload(plan: plan).run()
                 }
             }
         } catch {
