@@ -9,8 +9,9 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--only shapes] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
+          --only shapes    only the section "Document shapes", to compare decoders in a minute
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -42,6 +43,11 @@ enum Command {
             switch argument {
             case "--quick":
                 settings.quick = true
+            case "--only":
+                guard remaining.popFirst() == "shapes" else {
+                    throw UsageError(description: "--only expects a section: shapes")
+                }
+                settings.onlyShapes = true
             case "--output":
                 guard let directory = remaining.popFirst() else {
                     throw UsageError(description: "--output expects a directory")
@@ -60,6 +66,7 @@ enum Command {
 
 struct Settings {
     var quick = false
+    var onlyShapes = false
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }
