@@ -44,6 +44,40 @@ struct JSONScanner {
         }
     }
 
+    /// Each element of the array that `data` holds, with the range of the value of its member `key` where it is an
+    /// object that has that key once, spelled without escapes and no other key escaped; `nil` if `data` does not
+    /// hold one JSON array. Each element's other members are checked, not collected.
+    static func elementRanges(of data: Data, member key: String) -> [(element: Range<Int>, member: Range<Int>?)]? {
+        let name = Array(key.utf8)
+        var elements: [(element: Range<Int>, member: Range<Int>?)] = []
+        return reading(data) { scanner in
+            let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                scanner.skipWhitespace()
+                let start = scanner.position
+                guard scanner.current == UInt8(ascii: "{") else {
+                    guard let element = scanner.value() else { return false }
+                    elements.append((element, nil))
+                    return true
+                }
+                var (member, unsure): (Range<Int>?, Bool) = (nil, false)
+                let read = scanner.container(UInt8(ascii: "{")) { scanner in
+                    guard let keyRange = scanner.key(), let value = scanner.value() else { return false }
+                    let stored = scanner.bytes[keyRange]
+                    if stored.elementsEqual(name) {
+                        unsure = unsure || member != nil
+                        member = value
+                    } else if stored.contains(UInt8(ascii: "\\")) {
+                        unsure = true
+                    }
+                    return true
+                }
+                elements.append((start..<scanner.position, unsure ? nil : member))
+                return read
+            }
+            return read ? elements : nil
+        }
+    }
+
     /// The records of the array that `data` holds, or held before it was damaged or cut short, and the damaged
     /// bytes between them, in stored order, by the rules of <doc:ModelEvolution#Salvage-and-move-aside>. A value
     /// followed by one stray byte and then a record (a lost `,`) is whole; anything more makes it part of the damage.

@@ -278,6 +278,24 @@ struct RecordIdentity<Object: Hashable> {
     }
 }
 
+extension Identifiable {
+    /// Whether `spelling`, this type's `id` in JSON, is the one way JSON writes that `id`, so that other bytes in that
+    /// form are another `id`: an integer's digits, or a string of ASCII characters that need no escape.
+    static func isOnlySpelling(_ spelling: Data) -> Bool {
+        if ID.self is any FixedWidthInteger.Type {
+            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
+            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
+                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        }
+        guard ID.self == String.self, spelling.count >= 2, spelling.first == UInt8(ascii: "\""),
+            spelling.last == UInt8(ascii: "\"")
+        else { return false }
+        return spelling.dropFirst().dropLast().allSatisfy {
+            $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }
+    }
+}
+
 private struct IdentifierOnly<ID: Decodable>: Decodable {
     var id: ID
 }

@@ -151,6 +151,45 @@ extension Archive {
     }
 }
 
+// MARK: - Looking up
+
+extension Archive where Value: Identifiable {
+    /// The last record with this `id`, as ``read()`` finds it; in a file not cached, decoding the records whose
+    /// stored `id` may be this one and none after it. A stored `id` is taken for the record's identity once a decoded
+    /// record shows it is, unless the type migrates records, whose identity only their decoding tells.
+    func record(withID id: Value.ID) throws(PersistenceError) -> Value? {
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        if let cached, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+            return cached.values.last { $0.id == id }
+        }
+        // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
+        let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
+        guard let (bytes, _) = try contents(atPath: path) else { return nil }
+        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
+            return try wholeRead()
+        }
+        func onlySpelling(of identifier: Value.ID) -> Data? {
+            (identifier as? any Encodable).flatMap { try? encoder.encode($0) }.flatMap(onlySpelling)
+        }
+        func onlySpelling(_ spelling: Data) -> Data? { Value.isOnlySpelling(spelling) ? spelling : nil }
+        let sought = onlySpelling(of: id)
+        let reading = recordReading()
+        var storedIdentifiersHold = false
+        for (index, record) in records.enumerated().reversed() {
+            let stored = record.member.flatMap { onlySpelling(bytes[offsets: $0]) }
+            if storedIdentifiersHold, let sought, let stored, stored != sought { continue }
+            let decoded = decodeRecord(bytes, at: record.element, reading: reading, index: index)
+            guard case .success(let (value, _)) = decoded else { return try wholeRead() }
+            if !storedIdentifiersHold, reading.migrations.isEmpty, let stored {
+                guard onlySpelling(of: value.id) == stored else { return try wholeRead() }
+                storedIdentifiersHold = true
+            }
+            if value.id == id { return value }
+        }
+        return nil
+    }
+}
+
 // MARK: - Cache
 
 /// Each file's last snapshot, used while the file is that version (<doc:Guarantees#The-in-process-cache>).
