@@ -21,6 +21,13 @@ extension Archive {
     ) throws {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
         var state = stored.take()
+        if state?.undecoded != nil {
+            // Records read as bytes alone are only appended to.
+            guard try append(to: &state!, from: &plan, file: file, remembering: remembering) else {
+                throw UndecodedRecords.SpliceRefused()
+            }
+            return
+        }
         // A plan that asks for a single value is written as one even over an empty array.
         if state?.stale.isEmpty == true, state?.isSingleValue == false, !plan.writesSingleValue, plan.onlyAppended,
             try append(to: &state!, from: &plan, file: file, remembering: remembering)
@@ -90,6 +97,11 @@ extension Archive {
         let appended = Array(plan.records[plan.storedCount...])
         try refuseIdentitiesOfUnreadable(in: state, written: appended)
         let encoded = try encode(array: appended)
+        if let undecoded = state.undecoded,
+            !undecoded.storesIdentities(appended.map(RecordIdentity<Value>().of), in: encoded)
+        {
+            return false
+        }
         // Taken out of the state, so that the splice changes the only copy in place instead of copying the file.
         var bytes = Data()
         swap(&bytes, &state.bytes)

@@ -21,6 +21,11 @@ struct WritePlan<Record: Hashable> {
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
+    /// The records read as bytes alone, for a write that only appends new identities; `records` then holds only
+    /// what the write appends, and nothing but ``insert(_:key:)`` may run.
+    private(set) var undecoded: UndecodedRecords?
+    /// Whether a change needed the values of records not decoded: the write is then planned on decoded records.
+    private(set) var needsDecodedRecords = false
 
     init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
@@ -35,6 +40,7 @@ struct WritePlan<Record: Hashable> {
         fileExists = state != nil
         storedAsSingleValue = state?.isSingleValue ?? false
         writesSingleValue = storedAsSingleValue
+        undecoded = state?.undecoded
         state?.values = []
     }
 
@@ -60,6 +66,10 @@ struct WritePlan<Record: Hashable> {
     // MARK: - Changing
 
     mutating func position(of key: AnyHashable) -> Int? {
+        if let undecoded, !undecoded.holdsNone(of: key) {
+            needsDecodedRecords = true
+            return nil
+        }
         if index == nil { index = IdentityIndex(records, identity: identity) }
         return index?[key]
     }
@@ -70,6 +80,7 @@ struct WritePlan<Record: Hashable> {
     mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
         let key = key ?? identity.of(object)
         guard let position = position(of: key) else {
+            if needsDecodedRecords { return false }
             index?.note(key, at: records.count)
             members?.insert(object)
             records.append(object)
@@ -145,6 +156,7 @@ struct WritePlan<Record: Hashable> {
 
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
+        assert(undecoded == nil, "records not decoded are only appended to")
         guard !positions.isEmpty else { return }
         if sources == nil { sources = recordSources }
         for position in positions.reversed() {
@@ -178,6 +190,7 @@ struct WritePlan<Record: Hashable> {
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
+        assert(undecoded == nil, "records not decoded are only appended to")
         let current = recordSources
         sources = zip(objects, objectSources).map { object, source in
             switch source {
@@ -266,6 +279,31 @@ struct RecordIdentity<Object: Hashable> {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
+    /// The JSON of `key`, where it is the one way JSON writes that identity (see ``isOnlySpelling(_:like:)``).
+    func onlySpelling(of key: AnyHashable, with encoder: JSONEncoder) -> Data? {
+        guard let encodable = key.base as? any Encodable, let spelling = try? encoder.encode(encodable),
+            Self.isOnlySpelling(spelling, like: key)
+        else { return nil }
+        return spelling
+    }
+
+    /// Whether `spelling`, an identity of the kind of `key` in JSON, is the one way JSON writes that identity, so that
+    /// other bytes written that way are another identity: an integer's digits, or a string of ASCII characters that
+    /// need no escape. Other kinds, and other ways, are compared once decoded.
+    static func isOnlySpelling(_ spelling: Data, like key: AnyHashable) -> Bool {
+        if key.base is any FixedWidthInteger {
+            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
+            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
+                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        }
+        guard key.base is String, spelling.count >= 2, spelling.first == UInt8(ascii: "\""),
+            spelling.last == UInt8(ascii: "\"")
+        else { return false }
+        return spelling.dropFirst().dropLast().allSatisfy {
+            $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }
+    }
+
     /// The `id` in a record's bytes, if the type's `ID` is `Decodable`: what is known of a record that does not decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
@@ -275,24 +313,6 @@ struct RecordIdentity<Object: Hashable> {
             (Identified.ID.self as? any (Decodable & Hashable).Type).flatMap { decoded($0) }
         }
         return identifiedType.flatMap { decoded(idOf: $0) }
-    }
-}
-
-extension Identifiable {
-    /// Whether `spelling`, this type's `id` in JSON, is the one way JSON writes that `id`, so that other bytes in that
-    /// form are another `id`: an integer's digits, or a string of ASCII characters that need no escape.
-    static func isOnlySpelling(_ spelling: Data) -> Bool {
-        if ID.self is any FixedWidthInteger.Type {
-            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
-            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
-                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
-        guard ID.self == String.self, spelling.count >= 2, spelling.first == UInt8(ascii: "\""),
-            spelling.last == UInt8(ascii: "\"")
-        else { return false }
-        return spelling.dropFirst().dropLast().allSatisfy {
-            $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }
     }
 }
 
@@ -332,11 +352,23 @@ struct IdentityIndex {
 extension Archive {
     /// The one read-modify-write: runs `body` under the lock on a plan of the file's records and commits what it
     /// plans, unless it plans nothing or throws. A missing directory is created, unless `creatingDirectory` is false.
+    /// With `readingIdentitiesFirst`, `body` runs first on records read for their identities alone, and again on
+    /// decoded ones if it needed more or threw: only a body that does nothing else may ask for it.
     func planWrite<Result>(
-        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded,
+        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded, readingIdentitiesFirst: Bool = false,
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
+            if readingIdentitiesFirst, let undecoded = try identitiesOnly(of: file) {
+                var state: Snapshot<Value>? = undecoded
+                var plan = WritePlan(taking: &state)
+                if let result = try? body(&plan), !plan.needsDecodedRecords {
+                    do {
+                        if plan.hasChanges { try commit(&plan, over: &state, to: file, remembering: remembering) }
+                        return result
+                    } catch is UndecodedRecords.SpliceRefused {}
+                }
+            }
             var state = try takeState(of: file)
             var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
@@ -408,7 +440,7 @@ extension Archive {
 
     /// Adds `incoming` as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value if `asSingleValue`.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
-        try planWrite { plan in
+        try planWrite(readingIdentitiesFirst: true) { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
             return plan.add(contentsOf: incoming)
         }

@@ -24,6 +24,8 @@ struct Snapshot<Value: Codable & Hashable> {
     /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = RecordPositions()
+    /// Set when the records were read for their identities alone, and `values` holds none of them: never cached.
+    var undecoded: UndecodedRecords?
 
     var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 
@@ -108,7 +110,7 @@ extension Archive {
     }
 
     func keep(_ state: Snapshot<Value>) {
-        guard let cacheKey else { return }
+        guard let cacheKey, state.undecoded == nil else { return }
         ArchiveCache.entries.withLock { $0[cacheKey] = ArchiveCache.Entry(state: state, decoder: decoder) }
     }
 
@@ -168,10 +170,11 @@ extension Archive where Value: Identifiable {
         guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
             return try wholeRead()
         }
-        func onlySpelling(of identifier: Value.ID) -> Data? {
-            (identifier as? any Encodable).flatMap { try? encoder.encode($0) }.flatMap(onlySpelling)
+        let identity = RecordIdentity<Value>()
+        func onlySpelling(of identifier: Value.ID) -> Data? { identity.onlySpelling(of: identifier, with: encoder) }
+        func onlySpelling(_ spelling: Data) -> Data? {
+            RecordIdentity<Value>.isOnlySpelling(spelling, like: id) ? spelling : nil
         }
-        func onlySpelling(_ spelling: Data) -> Data? { Value.isOnlySpelling(spelling) ? spelling : nil }
         let sought = onlySpelling(of: id)
         let reading = recordReading()
         var storedIdentifiersHold = false
@@ -187,6 +190,79 @@ extension Archive where Value: Identifiable {
             if value.id == id { return value }
         }
         return nil
+    }
+}
+
+// MARK: - Identities alone
+
+/// The records of a file read as bytes, each with its stored `id` spelled the one way JSON writes it: all that a
+/// write appending new identities needs to know of them, and all that a command-line call appending one reads.
+struct UndecodedRecords {
+    var spellings: Set<Data>
+    /// The spelling of an identity, or `nil` for one JSON may write another way.
+    var spell: (AnyHashable) -> Data?
+
+    /// Thrown by a commit that cannot splice onto the records: the write is planned again on decoded ones.
+    struct SpliceRefused: Error {}
+
+    /// Whether no record has this identity; `false` where only decoding can tell.
+    func holdsNone(of key: AnyHashable) -> Bool {
+        spell(key).map { !spellings.contains($0) } ?? false
+    }
+
+    /// Whether `encoded`, the array of records with identities `keys`, stores each under `id`, as the records read
+    /// are taken to: a second proof, from the type's own encoding, that the key holds the identity.
+    func storesIdentities(_ keys: [AnyHashable], in encoded: Data) -> Bool {
+        guard let records = JSONScanner.elementRanges(of: encoded, member: "id"), records.count == keys.count else {
+            return false
+        }
+        return zip(records, keys).allSatisfy { record, key in
+            record.member.map { encoded[offsets: $0] } == spell(key)
+        }
+    }
+}
+
+extension Archive {
+    /// The file's records read for their identities alone, where a write that appends new ones needs no more: the
+    /// type is `Identifiable` and migrates no records, no snapshot of this version is cached, the file is a strict
+    /// JSON array whose every record stores its `id` under that key spelled the one way, and the last record that
+    /// decodes has the identity its bytes spell. `nil` otherwise, for the write to decode the records.
+    func identitiesOnly(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
+        let identity = RecordIdentity<Value>()
+        guard identity.usesIdentifier, scansStrictJSON, evolution.migrations.isEmpty else { return nil }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        guard cached?.identity != file.identityUnderLock else { return nil }
+        guard let (bytes, fileIdentity) = try contents(atPath: file.path),
+            bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
+            let records = JSONScanner.elementRanges(of: bytes, member: "id")
+        else { return nil }
+        let reading = recordReading()
+        // A record of a newer version stays as stored, and says nothing about where the identity is.
+        var lastDecoded: (value: Value, member: Range<Int>?)?
+        for index in records.indices.reversed() {
+            if case .success(let (value, _)) = decodeRecord(
+                bytes, at: records[index].element, reading: reading, index: index
+            ) {
+                lastDecoded = (value, records[index].member)
+                break
+            }
+        }
+        guard let (value, member) = lastDecoded else { return nil }
+        let lastKey = identity.of(value)
+        let spell = { [encoder] (key: AnyHashable) in identity.onlySpelling(of: key, with: encoder) }
+        guard let lastSpelling = spell(lastKey), member.map({ bytes[offsets: $0] }) == lastSpelling else {
+            return nil
+        }
+        var spellings = Set<Data>(minimumCapacity: records.count)
+        for record in records {
+            guard let member = record.member else { return nil }
+            let spelling = bytes[offsets: member]
+            guard RecordIdentity<Value>.isOnlySpelling(spelling, like: lastKey) else { return nil }
+            spellings.insert(spelling)
+        }
+        var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
+        state.undecoded = UndecodedRecords(spellings: spellings, spell: spell)
+        return state
     }
 }
 
