@@ -279,31 +279,6 @@ struct RecordIdentity<Object: Hashable> {
         AnyHashable(unsafeBitCast(object, to: Identified.self).id)
     }
 
-    /// The JSON of `key`, where it is the one way JSON writes that identity (see ``isOnlySpelling(_:like:)``).
-    func onlySpelling(of key: AnyHashable, with encoder: JSONEncoder) -> Data? {
-        guard let encodable = key.base as? any Encodable, let spelling = try? encoder.encode(encodable),
-            Self.isOnlySpelling(spelling, like: key)
-        else { return nil }
-        return spelling
-    }
-
-    /// Whether `spelling`, an identity of the kind of `key` in JSON, is the one way JSON writes that identity, so that
-    /// other bytes written that way are another identity: an integer's digits, or a string of ASCII characters that
-    /// need no escape. Other kinds, and other ways, are compared once decoded.
-    static func isOnlySpelling(_ spelling: Data, like key: AnyHashable) -> Bool {
-        if key.base is any FixedWidthInteger {
-            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
-            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
-                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
-        guard key.base is String, spelling.count >= 2, spelling.first == UInt8(ascii: "\""),
-            spelling.last == UInt8(ascii: "\"")
-        else { return false }
-        return spelling.dropFirst().dropLast().allSatisfy {
-            $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }
-    }
-
     /// The `id` in a record's bytes, if the type's `ID` is `Decodable`: what is known of a record that does not decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
@@ -313,6 +288,48 @@ struct RecordIdentity<Object: Hashable> {
             (Identified.ID.self as? any (Decodable & Hashable).Type).flatMap { decoded($0) }
         }
         return identifiedType.flatMap { decoded(idOf: $0) }
+    }
+}
+
+/// The one way JSON writes an identity of some kinds, so that other bytes written that way are another identity: an
+/// integer's digits, or a string of ASCII characters that need no escape. Other kinds, and identities written other
+/// ways, are compared once decoded.
+enum IdentifierSpelling {
+    case integer, plainString
+
+    init?(of key: AnyHashable) {
+        switch key.base {
+        case is any FixedWidthInteger: self = .integer
+        case is String: self = .plainString
+        default: return nil
+        }
+    }
+
+    /// `key` in JSON as `encoder` writes it, if that is the one way.
+    static func only(of key: AnyHashable, with encoder: JSONEncoder) -> Data? {
+        guard let kind = Self(of: key), let encodable = key.base as? any Encodable,
+            let spelling = try? encoder.encode(encodable), kind.isOnly(spelling)
+        else { return nil }
+        return spelling
+    }
+
+    func isOnly(_ spelling: some BidirectionalCollection<UInt8>) -> Bool {
+        switch self {
+        case .integer:
+            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
+            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
+                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        case .plainString:
+            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+            let characters = spelling.dropFirst().dropLast()
+            return spelling.count >= 2 && spelling.first == quote && spelling.last == quote
+                && characters.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != quote && $0 != backslash }
+        }
+    }
+
+    /// A 64-bit FNV-1a hash: a few multiplications for the few bytes of an `id`.
+    static func hash(_ spelling: some Sequence<UInt8>) -> UInt64 {
+        spelling.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }
 
@@ -440,7 +457,7 @@ extension Archive {
 
     /// Adds `incoming` as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value if `asSingleValue`.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
-        try planWrite(readingIdentitiesFirst: true) { plan in
+        try planWrite(readingIdentitiesFirst: incoming.count <= UndecodedRecords.fewIdentities) { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
             return plan.add(contentsOf: incoming)
         }

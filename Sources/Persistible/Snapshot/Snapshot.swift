@@ -170,21 +170,24 @@ extension Archive where Value: Identifiable {
         guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
             return try wholeRead()
         }
-        let identity = RecordIdentity<Value>()
-        func onlySpelling(of identifier: Value.ID) -> Data? { identity.onlySpelling(of: identifier, with: encoder) }
-        func onlySpelling(_ spelling: Data) -> Data? {
-            RecordIdentity<Value>.isOnlySpelling(spelling, like: id) ? spelling : nil
+        // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
+        let (kind, sought) = (IdentifierSpelling(of: id), IdentifierSpelling.only(of: id, with: encoder))
+        let matches: [Bool?] = bytes.withUnsafeBytes { buffer in
+            records.map { record in
+                guard let kind, let sought, let member = record.member, kind.isOnly(buffer[member]) else { return nil }
+                return buffer[member].elementsEqual(sought)
+            }
         }
-        let sought = onlySpelling(of: id)
         let reading = recordReading()
         var storedIdentifiersHold = false
         for (index, record) in records.enumerated().reversed() {
-            let stored = record.member.flatMap { onlySpelling(bytes[offsets: $0]) }
-            if storedIdentifiersHold, let sought, let stored, stored != sought { continue }
+            if storedIdentifiersHold, matches[index] == false { continue }
             let decoded = decodeRecord(bytes, at: record.element, reading: reading, index: index)
             guard case .success(let (value, _)) = decoded else { return try wholeRead() }
-            if !storedIdentifiersHold, reading.migrations.isEmpty, let stored {
-                guard onlySpelling(of: value.id) == stored else { return try wholeRead() }
+            if !storedIdentifiersHold, reading.migrations.isEmpty, matches[index] != nil, let member = record.member {
+                guard IdentifierSpelling.only(of: value.id, with: encoder) == bytes[offsets: member] else {
+                    return try wholeRead()
+                }
                 storedIdentifiersHold = true
             }
             if value.id == id { return value }
@@ -196,18 +199,22 @@ extension Archive where Value: Identifiable {
 // MARK: - Identities alone
 
 /// The records of a file read as bytes, each with its stored `id` spelled the one way JSON writes it: all that a
-/// write appending new identities needs to know of them, and all that a command-line call appending one reads.
+/// write appending a few new identities needs to know of them, and all that a command-line call appending one reads.
 struct UndecodedRecords {
-    var spellings: Set<Data>
+    /// Of each record's `id` as stored: two that differ are two identities, two alike may be one.
+    var hashes: [UInt64]
     /// The spelling of an identity, or `nil` for one JSON may write another way.
     var spell: (AnyHashable) -> Data?
+
+    /// How many identities a save may add to records read this way: ``holdsNone(of:)`` compares each with all.
+    static let fewIdentities = 16
 
     /// Thrown by a commit that cannot splice onto the records: the write is planned again on decoded ones.
     struct SpliceRefused: Error {}
 
-    /// Whether no record has this identity; `false` where only decoding can tell.
+    /// Whether no record has this identity; `false` where only decoding can tell. A few are asked: no index is made.
     func holdsNone(of key: AnyHashable) -> Bool {
-        spell(key).map { !spellings.contains($0) } ?? false
+        spell(key).map { !hashes.contains(IdentifierSpelling.hash($0)) } ?? false
     }
 
     /// Whether `encoded`, the array of records with identities `keys`, stores each under `id`, as the records read
@@ -249,19 +256,24 @@ extension Archive {
         }
         guard let (value, member) = lastDecoded else { return nil }
         let lastKey = identity.of(value)
-        let spell = { [encoder] (key: AnyHashable) in identity.onlySpelling(of: key, with: encoder) }
-        guard let lastSpelling = spell(lastKey), member.map({ bytes[offsets: $0] }) == lastSpelling else {
-            return nil
+        guard let kind = IdentifierSpelling(of: lastKey),
+            let spelling = IdentifierSpelling.only(of: lastKey, with: encoder),
+            member.map({ bytes[offsets: $0] }) == spelling
+        else { return nil }
+        let hashes: [UInt64]? = bytes.withUnsafeBytes { buffer in
+            var hashes: [UInt64] = []
+            hashes.reserveCapacity(records.count)
+            for record in records {
+                guard let member = record.member, kind.isOnly(buffer[member]) else { return nil }
+                hashes.append(IdentifierSpelling.hash(buffer[member]))
+            }
+            return hashes
         }
-        var spellings = Set<Data>(minimumCapacity: records.count)
-        for record in records {
-            guard let member = record.member else { return nil }
-            let spelling = bytes[offsets: member]
-            guard RecordIdentity<Value>.isOnlySpelling(spelling, like: lastKey) else { return nil }
-            spellings.insert(spelling)
-        }
+        guard let hashes else { return nil }
         var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
-        state.undecoded = UndecodedRecords(spellings: spellings, spell: spell)
+        state.undecoded = UndecodedRecords(hashes: hashes) { [encoder] key in
+            IdentifierSpelling.only(of: key, with: encoder)
+        }
         return state
     }
 }
