@@ -97,11 +97,8 @@ extension Archive {
         let appended = Array(plan.records[plan.storedCount...])
         try refuseIdentitiesOfUnreadable(in: state, written: appended)
         let encoded = try encode(array: appended)
-        if let undecoded = state.undecoded,
-            !undecoded.storesIdentities(appended.map(RecordIdentity<Value>().of), in: encoded)
-        {
-            return false
-        }
+        let keys = state.undecoded == nil ? [] : appended.map(RecordIdentity<Value>().of)
+        if let undecoded = state.undecoded, !undecoded.storesIdentities(keys, in: encoded) { return false }
         // Taken out of the state, so that the splice changes the only copy in place instead of copying the file.
         var bytes = Data()
         swap(&bytes, &state.bytes)
@@ -112,6 +109,11 @@ extension Archive {
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
+        if state.undecoded != nil {
+            state.undecoded?.noteAppended(keys)
+            keep(state)
+            return true
+        }
         plan.move(into: &state)
         state.noteWritten(appended.count, as: encoded, decoder: decoder, remembering: remembering)
         keep(state)

@@ -24,8 +24,9 @@ struct Snapshot<Value: Codable & Hashable> {
     /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = RecordPositions()
-    /// Set when the records were read for their identities alone, and `values` holds none of them: never cached.
-    var undecoded: UndecodedRecords?
+    /// Set when the records were read for their identities alone, and `values` holds none of them: such a snapshot
+    /// serves only the next such write.
+    var undecoded: UndecodedRecords? { didSet { valuesAreDecoded = undecoded == nil } }
 
     var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 
@@ -96,7 +97,9 @@ extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.identity == FileSystem.status(path).map(FileIdentity.init) { return cached }
+        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+            return cached
+        }
         let state = try readFile(atPath: path, after: cached)
         if let state { keep(state) }
         return state
@@ -105,12 +108,12 @@ extension Archive {
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
-        if let cached, cached.identity == file.identityUnderLock { return cached }
+        if let cached, cached.undecoded == nil, cached.identity == file.identityUnderLock { return cached }
         return try readFile(atPath: file.path, after: cached)
     }
 
     func keep(_ state: Snapshot<Value>) {
-        guard let cacheKey, state.undecoded == nil else { return }
+        guard let cacheKey else { return }
         ArchiveCache.entries.withLock { $0[cacheKey] = ArchiveCache.Entry(state: state, decoder: decoder) }
     }
 
@@ -161,7 +164,7 @@ extension Archive where Value: Identifiable {
     /// record shows it is, unless the type migrates records, whose identity only their decoding tells.
     func record(withID id: Value.ID) throws(PersistenceError) -> Value? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
             return cached.values.last { $0.id == id }
         }
         // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
@@ -200,11 +203,11 @@ extension Archive where Value: Identifiable {
 
 /// The records of a file read as bytes, each with its stored `id` spelled the one way JSON writes it: all that a
 /// write appending a few new identities needs to know of them, and all that a command-line call appending one reads.
-struct UndecodedRecords {
+struct UndecodedRecords: Sendable {
     /// Of each record's `id` as stored: two that differ are two identities, two alike may be one.
     var hashes: [UInt64]
-    /// The spelling of an identity, or `nil` for one JSON may write another way.
-    var spell: (AnyHashable) -> Data?
+    /// The file's encoder, which spells identities as the records store them.
+    var encoder: JSONEncoder
 
     /// How many identities a save may add to records read this way: ``holdsNone(of:)`` compares each with all.
     static let fewIdentities = 16
@@ -215,6 +218,15 @@ struct UndecodedRecords {
     /// Whether no record has this identity; `false` where only decoding can tell. A few are asked: no index is made.
     func holdsNone(of key: AnyHashable) -> Bool {
         spell(key).map { !hashes.contains(IdentifierSpelling.hash($0)) } ?? false
+    }
+
+    /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
+    mutating func noteAppended(_ keys: [AnyHashable]) {
+        hashes += keys.compactMap { spell($0).map(IdentifierSpelling.hash) }
+    }
+
+    private func spell(_ key: AnyHashable) -> Data? {
+        IdentifierSpelling.only(of: key, with: encoder)
     }
 
     /// Whether `encoded`, the array of records with identities `keys`, stores each under `id`, as the records read
@@ -238,7 +250,11 @@ extension Archive {
         let identity = RecordIdentity<Value>()
         guard identity.usesIdentifier, scansStrictJSON, evolution.migrations.isEmpty else { return nil }
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        guard cached?.identity != file.identityUnderLock else { return nil }
+        if let cached, cached.identity == file.identityUnderLock {
+            // Taken out, so that the append changes the only copy of the bytes.
+            guard cached.undecoded != nil, let cacheKey else { return nil }
+            return ArchiveCache.state(for: cacheKey, decoder: decoder, taking: true)
+        }
         guard let (bytes, fileIdentity) = try contents(atPath: file.path),
             bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
             let records = JSONScanner.elementRanges(of: bytes, member: "id")
@@ -271,9 +287,7 @@ extension Archive {
         }
         guard let hashes else { return nil }
         var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
-        state.undecoded = UndecodedRecords(hashes: hashes) { [encoder] key in
-            IdentifierSpelling.only(of: key, with: encoder)
-        }
+        state.undecoded = UndecodedRecords(hashes: hashes, encoder: encoder)
         return state
     }
 }
@@ -288,8 +302,9 @@ enum ArchiveCache {
         var type: ObjectIdentifier
     }
 
-    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write and
-    /// class values are never stored (see `key(path:type:)`), so threads that take copies share no reference.
+    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write, values
+    /// of class types are never stored (see `key(path:type:)`) and its encoder is `Sendable`, so threads that take
+    /// copies share no reference to anything they change.
     struct Entry: @unchecked Sendable {
         var state: Any
         /// The decoder that made `state`; another may read the same bytes differently.

@@ -31,12 +31,16 @@ import Testing
             Counted.clearArchiveCache()
             Counted.decodes.reset()
             #expect(try Counted(id: 101, name: "new").saveToFile())
-            // The last record, and the one appended, which the write decodes to remember what a load would give.
-            #expect(Counted.decodes.value == 2)
-            records.append(Counted(id: 101, name: "new"))
+            #expect(Counted.decodes.value == 1)
+            // The next save in this process starts from the identities it remembers.
+            #expect(try Counted(id: 102, name: "newer").saveToFile())
+            #expect(Counted.decodes.value == 1)
+            records += [Counted(id: 101, name: "new"), Counted(id: 102, name: "newer")]
             #expect(try Data(contentsOf: Counted.archiveUrl) == currentFormat(records))
-            Counted.clearArchiveCache()
+            // A lookup and a load decode what a write that read identities alone remembered.
+            #expect(try Counted.loadFromFile(id: 101) == Counted(id: 101, name: "new"))
             #expect(try Counted.loadListFromFile() == records)
+            #expect(!(try Counted(id: 102, name: "newer").saveToFile()))
         }
     }
 
