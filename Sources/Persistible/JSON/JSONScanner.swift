@@ -493,6 +493,8 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    // Letter by letter only where the word is not whole, to say where it goes wrong.
+                    if skipWholeLiteral(startingWith: byte) { break }
                     let literal: Expectation = byte == UInt8(ascii: "t")
                         ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
                     // The letters between the quotes of what is expected.
@@ -584,6 +586,22 @@ struct JSONScanner {
             }
             position += 8
         }
+    }
+
+    /// Moves past the `true`, `false` or `null` that `first` starts, compared as one word where a whole word remains;
+    /// `false`, moving nothing, if it is not there whole.
+    private mutating func skipWholeLiteral(startingWith first: UInt8) -> Bool {
+        // The letters as a word holds them, the first lowest.
+        let (letters, count): (UInt64, Int) = switch first {
+        case UInt8(ascii: "t"): (0x65_75_72_74, 4)
+        case UInt8(ascii: "f"): (0x65_73_6C_61_66, 5)
+        default: (0x6C_6C_75_6E, 4)
+        }
+        // The word's first `count` bytes.
+        let mask: UInt64 = (1 << (8 * count)) - 1
+        guard position + 8 <= bytes.count, word(at: position) & mask == letters else { return false }
+        position += count
+        return true
     }
 
     /// Moves past the digits here, a word at a time while a whole word remains.

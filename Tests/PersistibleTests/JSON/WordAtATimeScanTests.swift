@@ -45,6 +45,21 @@ import Testing
         }
     }
 
+    @Test func literalsAreFoundWholeOrStopAtTheirFirstWrongLetter() {
+        for literal in ["true", "false", "null"] {
+            // Each letter after the first, which tells the literal, wrong or cut off in turn, then none.
+            for wrong in 1...literal.count {
+                for trailing in 0..<20 {
+                    var document = Document(seed: UInt64(literal.count * 1_000 + wrong * 100 + trailing))
+                    document.elements()
+                    document.element { $0.literal(literal, wrongAt: wrong, cutThere: trailing >= 10) }
+                    document.close(trailing: trailing % 10)
+                    check(document)
+                }
+            }
+        }
+    }
+
     @Test(arguments: WhitespacePlace.allCases)
     func aControlCharacterInWhitespaceIsFoundWhereverWhitespaceMayBe(_ place: WhitespacePlace) {
         for trial in 0..<100 {
@@ -267,6 +282,18 @@ private struct Document {
             // Or a byte that is not UTF-8 and whose low seven bits read as a digit.
             let byte = [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "a"), 0x01, 0xB3][random.next(below: 5)]
             if !cut { bytes.append(byte) }
+        }
+    }
+
+    /// `literal` with the letter at `wrong`, if it has one there, replaced or, with `cutThere`, the document cut there.
+    mutating func literal(_ literal: String, wrongAt wrong: Int, cutThere: Bool) {
+        append(String(literal.prefix(wrong)))
+        guard wrong < literal.count else { return }
+        expect("'\(literal)'")
+        if cutThere {
+            cut = true
+        } else {
+            append(pick([String(literal.dropFirst(wrong).prefix(1)).uppercased(), "x", " ", ",", "\u{0}"]))
         }
     }
 
