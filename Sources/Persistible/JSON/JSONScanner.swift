@@ -412,8 +412,14 @@ struct JSONScanner {
         if position == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
+    // Inlined, as are `skipString` and `skipDigits`: called at every step of a scan, a call costs what the step does.
+    @inline(__always)
     private mutating func skipWhitespace() {
-        while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
+        while position < bytes.count, isJSONWhitespace(bytes[position]) {
+            position += 1
+            // Indentation follows a line break in the files the package writes: a run of spaces, a word at a time.
+            if bytes[position - 1] == UInt8(ascii: "\n") { skipSpaces() }
+        }
     }
 
     /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
@@ -521,6 +527,8 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    // Letter by letter only where the word is not whole, to say where it goes wrong.
+                    if skipWholeLiteral(startingWith: byte) { break }
                     let literal: Expectation = byte == UInt8(ascii: "t")
                         ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
                     // The letters between the quotes of what is expected.
@@ -549,9 +557,12 @@ struct JSONScanner {
         }
     }
 
+    @inline(__always)
     private mutating func skipString() -> Bool {
         position += 1
-        while position < bytes.count {
+        while true {
+            skipOrdinaryCharacters()
+            guard position < bytes.count else { return fail(.stringEnd) }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
@@ -575,7 +586,94 @@ struct JSONScanner {
             }
             position += 1
         }
-        return fail(.stringEnd)
+    }
+
+    // MARK: - Eight bytes at a time
+    // Each word holds the eight bytes from `position` with the first in its lowest byte, whatever the platform's byte
+    // order, so that a word's first flagged byte is at `trailingZeroBitCount / 8`. Words never reach past the bytes:
+    // the last few are left to the byte-by-byte loops.
+
+    /// Moves past a string's characters up to the next `"`, `\` or control character, a word at a time while a whole
+    /// word remains. A byte that it stops at needlessly, past a flagged one, the byte-by-byte loop reads on.
+    private mutating func skipOrdinaryCharacters() {
+        while position + 8 <= bytes.count {
+            let word = word(at: position)
+            // Quotes and backslashes become zero bytes.
+            let special = Self.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
+                | Self.zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C) | Self.bytesBelow0x20(in: word)
+            guard special == 0 else {
+                position += special.trailingZeroBitCount / 8
+                return
+            }
+            position += 8
+        }
+    }
+
+    /// Moves past the spaces here, a word at a time while a whole word remains.
+    private mutating func skipSpaces() {
+        while position + 8 <= bytes.count {
+            // Spaces become zero bytes.
+            let nonSpaces = word(at: position) ^ 0x2020_2020_2020_2020
+            guard nonSpaces == 0 else {
+                position += nonSpaces.trailingZeroBitCount / 8
+                return
+            }
+            position += 8
+        }
+    }
+
+    /// Moves past the `true`, `false` or `null` that `first` starts, compared as one word where a whole word remains;
+    /// `false`, moving nothing, if it is not there whole.
+    private mutating func skipWholeLiteral(startingWith first: UInt8) -> Bool {
+        // The letters as a word holds them, the first lowest.
+        let (letters, count): (UInt64, Int) = switch first {
+        case UInt8(ascii: "t"): (0x65_75_72_74, 4)
+        case UInt8(ascii: "f"): (0x65_73_6C_61_66, 5)
+        default: (0x6C_6C_75_6E, 4)
+        }
+        // The word's first `count` bytes.
+        let mask: UInt64 = (1 << (8 * count)) - 1
+        guard position + 8 <= bytes.count, word(at: position) & mask == letters else { return false }
+        position += count
+        return true
+    }
+
+    /// Moves past the digits here, a word at a time while a whole word remains.
+    @inline(__always)
+    private mutating func skipDigits() {
+        while position + 8 <= bytes.count {
+            let nonDigits = Self.nonDigits(in: word(at: position))
+            guard nonDigits == 0 else {
+                position += nonDigits.trailingZeroBitCount / 8
+                return
+            }
+            position += 8
+        }
+        while let byte = current, isDigit(byte) { position += 1 }
+    }
+
+    private func word(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// The high bit of each zero byte of `word`, and perhaps of bytes above the first (a borrow runs up), never below.
+    private static func zeroBytes(in word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// The high bit of each byte of `word` below 0x20, and perhaps of bytes above the first, never below it.
+    private static func bytesBelow0x20(in word: UInt64) -> UInt64 {
+        (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// The high bit of each byte of `word` that is not an ASCII digit, exactly, for the digits are trusted.
+    private static func nonDigits(in word: UInt64) -> UInt64 {
+        // Adding to seven bits sets the eighth and carries no further: a high bit where the seven are below "0", where
+        // they are above "9", and where the byte's own is set.
+        let low = word & 0x7F7F_7F7F_7F7F_7F7F
+        let belowZero = ~(low &+ 0x5050_5050_5050_5050)
+        let aboveNine = low &+ 0x4646_4646_4646_4646
+        return (belowZero | aboveNine | word) & 0x8080_8080_8080_8080
     }
 
     /// Moves past `count` bytes that `matches` accepts at their offsets, or notes `expected` at the first it does not.
@@ -594,19 +692,17 @@ struct JSONScanner {
         if negative { position += 1 }
         guard let first = current, isDigit(first) else { return fail(negative ? .digit : .value) }
         position += 1
-        if first != UInt8(ascii: "0") {
-            while let byte = current, isDigit(byte) { position += 1 }
-        }
+        if first != UInt8(ascii: "0") { skipDigits() }
         if current == UInt8(ascii: ".") {
             position += 1
             guard let byte = current, isDigit(byte) else { return fail(.digit) }
-            while let byte = current, isDigit(byte) { position += 1 }
+            skipDigits()
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard let byte = current, isDigit(byte) else { return fail(.digit) }
-            while let byte = current, isDigit(byte) { position += 1 }
+            skipDigits()
         }
         return position > start
     }
