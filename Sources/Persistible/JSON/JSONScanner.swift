@@ -63,7 +63,7 @@ struct JSONScanner {
                 let read = scanner.container(UInt8(ascii: "{")) { scanner in
                     guard let keyRange = scanner.key(), let value = scanner.value() else { return false }
                     let stored = scanner.bytes[keyRange]
-                    if stored.elementsEqual(name) {
+                    if stored.count == name.count, stored.elementsEqual(name) {
                         unsure = unsure || member != nil
                         member = value
                     } else if stored.contains(UInt8(ascii: "\\")) {

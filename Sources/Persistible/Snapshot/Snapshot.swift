@@ -174,7 +174,8 @@ extension Archive where Value: Identifiable {
             return try wholeRead()
         }
         // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
-        let (kind, sought) = (IdentifierSpelling(of: id), IdentifierSpelling.only(of: id, with: encoder))
+        // An array, not a `Data`, whose iterator would cost more than the comparison.
+        let (kind, sought) = (IdentifierSpelling(of: id), IdentifierSpelling.only(of: id, with: encoder).map(Array.init))
         let matches: [Bool?] = bytes.withUnsafeBytes { buffer in
             records.map { record in
                 guard let kind, let sought, let member = record.member, kind.isOnly(buffer[member]) else { return nil }
