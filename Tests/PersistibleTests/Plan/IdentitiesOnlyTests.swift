@@ -7,40 +7,25 @@ import Testing
 /// decodes none of them but the last, which shows where the identity is stored: what makes an append in a
 /// command-line call cost the file's scan and write rather than its decode.
 @Suite struct IdentitiesOnlyTests {
-    struct Counted: Codable, Hashable, Identifiable, Persistible {
-        static let decodes = Counter()
-        var id: Int
-        var name: String
-
-        init(id: Int, name: String) {
-            (self.id, self.name) = (id, name)
-        }
-
-        init(from decoder: any Decoder) throws {
-            Self.decodes.increment()
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decode(Int.self, forKey: .id)
-            name = try container.decode(String.self, forKey: .name)
-        }
-    }
-
     @Test func aColdAppendDecodesOnlyTheLastRecordAndWritesWhatAWholeEncodingWrites() throws {
+        let decodes = Counter()
         try inTemporaryDirectory { _ in
-            var records = (1...100).map { Counted(id: $0, name: "number \($0)") }
+            var records = (1...100).map { DecodeCounted(id: $0, name: "number \($0)") }
             try records.saveToFile()
-            Counted.clearArchiveCache()
-            Counted.decodes.reset()
-            #expect(try Counted(id: 101, name: "new").saveToFile())
-            #expect(Counted.decodes.value == 1)
-            // The next save in this process starts from the identities it remembers.
-            #expect(try Counted(id: 102, name: "newer").saveToFile())
-            #expect(Counted.decodes.value == 1)
-            records += [Counted(id: 101, name: "new"), Counted(id: 102, name: "newer")]
-            #expect(try Data(contentsOf: Counted.archiveUrl) == currentFormat(records))
+            DecodeCounted.clearArchiveCache()
+            try DecodeCounted.$decodes.withValue(decodes) { () throws in
+                #expect(try DecodeCounted(id: 101, name: "new").saveToFile())
+                #expect(decodes.value == 1)
+                // The next save in this process starts from the identities it remembers.
+                #expect(try DecodeCounted(id: 102, name: "newer").saveToFile())
+                #expect(decodes.value == 1)
+            }
+            records += [DecodeCounted(id: 101, name: "new"), DecodeCounted(id: 102, name: "newer")]
+            #expect(try Data(contentsOf: DecodeCounted.archiveUrl) == currentFormat(records))
             // A lookup and a load decode what a write that read identities alone remembered.
-            #expect(try Counted.loadFromFile(id: 101) == Counted(id: 101, name: "new"))
-            #expect(try Counted.loadListFromFile() == records)
-            #expect(!(try Counted(id: 102, name: "newer").saveToFile()))
+            #expect(try DecodeCounted.loadFromFile(id: 101) == DecodeCounted(id: 101, name: "new"))
+            #expect(try DecodeCounted.loadListFromFile() == records)
+            #expect(!(try DecodeCounted(id: 102, name: "newer").saveToFile()))
         }
     }
 

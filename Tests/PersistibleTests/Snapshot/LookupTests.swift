@@ -7,32 +7,15 @@ import Testing
 /// stored key `id` holds the identity; other records it reads as bytes, which is what makes a lookup in a command-line
 /// call cost the file's scan rather than its decode.
 @Suite struct LookupTests {
-    struct Counted: Codable, Hashable, Identifiable, Persistible {
-        static let decodes = Counter()
-        var id: Int
-        var name: String
-
-        init(id: Int, name: String) {
-            (self.id, self.name) = (id, name)
-        }
-
-        init(from decoder: any Decoder) throws {
-            Self.decodes.increment()
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decode(Int.self, forKey: .id)
-            name = try container.decode(String.self, forKey: .name)
-        }
-    }
-
     @Test func aLookupDecodesTheRecordItFindsAndTheLastAlone() throws {
         try inTemporaryDirectory { _ in
-            try (1...100).map { Counted(id: $0, name: "number \($0)") }.saveToFile()
-            for (id, decodes) in [(50, 2), (100, 1), (1, 2), (1_000, 1)] {
-                Counted.clearArchiveCache()
-                Counted.decodes.reset()
-                let found = try Counted.loadFromFile(id: id)
-                #expect(found == (id <= 100 ? Counted(id: id, name: "number \(id)") : nil))
-                #expect(Counted.decodes.value == decodes, "looking up \(id)")
+            try (1...100).map { DecodeCounted(id: $0, name: "number \($0)") }.saveToFile()
+            for (id, expected) in [(50, 2), (100, 1), (1, 2), (1_000, 1)] {
+                DecodeCounted.clearArchiveCache()
+                let decodes = Counter()
+                let found = try DecodeCounted.$decodes.withValue(decodes) { try DecodeCounted.loadFromFile(id: id) }
+                #expect(found == (id <= 100 ? DecodeCounted(id: id, name: "number \(id)") : nil))
+                #expect(decodes.value == expected, "looking up \(id)")
             }
         }
     }
