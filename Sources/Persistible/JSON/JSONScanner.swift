@@ -123,34 +123,92 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
+    /// Whether `data` holds one JSON value in UTF-8, strictly: without a byte order mark, with UTF-8 that a
+    /// decoder can read as it is. A decoder may then walk the bytes without checking them again.
+    static func isStrictUTF8(_ data: Data) -> Bool {
+        guard !data.starts(with: [0xEF, 0xBB, 0xBF]), valueRange(of: data) != nil else { return false }
+        return data.withUnsafeBytes { bytes in
+            var index = 0
+            // Eight bytes at a time while they are ASCII, the usual case; ASCII never continues a sequence.
+            while index < bytes.count {
+                if index + 8 <= bytes.count,
+                    bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                {
+                    index += 8
+                    continue
+                }
+                guard bytes[index] >= 0x80 else {
+                    index += 1
+                    continue
+                }
+                let run = bytes[index...].prefix { $0 >= 0x80 }
+                guard String(validating: UnsafeRawBufferPointer(rebasing: run), as: UTF8.self) != nil else {
+                    return false
+                }
+                index = run.endIndex
+            }
+            return true
+        }
+    }
+
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
     /// hold an escaped lone surrogate, which spells none.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
+        characters.withContiguousStorageIfAvailable { unescaped(UnsafeRawBufferPointer($0)) }
+            ?? Array(characters).withUnsafeBytes { unescaped($0) }
+    }
+
+    /// The string that a JSON string's characters spell, as ``unescaped(_:)-swift.method`` says, from a buffer.
+    static func unescaped(_ characters: UnsafeRawBufferPointer) -> String? {
         guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair. Not the
-        // decoder: a set compared as read, or a key under a strategy, can have thousands of escaped strings.
-        var units: [UInt16] = []
-        var rest = characters[...]
-        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
-            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
-            rest = rest[rest.index(after: backslash)...]
-            switch rest.popFirst() {
-            case UInt8(ascii: "u"):
-                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                units.append(unit)
-                rest = rest.dropFirst(4)
-            case let escaped?:
-                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                units.append(controls[escaped] ?? UInt16(escaped))
-            case nil: return nil
+        var spellsOne = true
+        // Escapes are longer than what they spell in UTF-8, so the characters' count is room enough.
+        let string = String(unsafeUninitializedCapacity: characters.count) { output in
+            var written = 0
+            var index = 0
+            func append(_ byte: UInt8) {
+                output[written] = byte
+                written += 1
             }
+            while index < characters.count {
+                let byte = characters[index]
+                index += 1
+                guard byte == UInt8(ascii: "\\"), index < characters.count else {
+                    append(byte)
+                    continue
+                }
+                let escaped = characters[index]
+                index += 1
+                guard escaped == UInt8(ascii: "u") else {
+                    let controls: [UInt8: UInt8] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+                    append(controls[escaped] ?? escaped)
+                    continue
+                }
+                var scalar = hexValue(characters, at: index)
+                index += 4
+                if (0xD800..<0xDC00).contains(scalar), index + 6 <= characters.count,
+                    characters[index] == UInt8(ascii: "\\"), characters[index + 1] == UInt8(ascii: "u"),
+                    case let trail = hexValue(characters, at: index + 2), (0xDC00..<0xE000).contains(trail)
+                {
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (trail - 0xDC00)
+                    index += 6
+                }
+                guard let unicode = Unicode.Scalar(scalar) else {
+                    spellsOne = false
+                    return 0
+                }
+                UTF8.encode(unicode, into: append)
+            }
+            return written
         }
-        units += String(decoding: rest, as: UTF8.self).utf16
-        var utf8: [UInt8] = []
-        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
-            utf8.append($0)
+        return spellsOne ? string : nil
+    }
+
+    /// The four hexadecimal digits at `index`, which the grammar has checked.
+    private static func hexValue(_ characters: UnsafeRawBufferPointer, at index: Int) -> UInt32 {
+        characters[index..<min(index + 4, characters.count)].reduce(0) { value, digit in
+            value << 4 + UInt32(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit | 0x20 - 87)
         }
-        return failed ? nil : String(decoding: utf8, as: UTF8.self)
     }
 
     /// Calls `body` with the ranges of each member's key (inside the quotes, escapes as stored) and value in the

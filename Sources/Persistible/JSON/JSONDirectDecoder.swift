@@ -1,0 +1,929 @@
+import Foundation
+
+// MARK: - Decoding directly from the bytes
+
+extension JSONDecoder {
+    /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
+    /// directly where they are strict UTF-8 JSON and this decoder's configuration is one that the direct decoder
+    /// supports; anything else is left to `decode(_:from:)` itself.
+    ///
+    /// ```swift
+    /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: JSON, in any encoding that `decode(_:from:)` reads.
+    /// - Returns: The decoded value.
+    /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
+    ///   own `init(from:)`.
+    func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        guard let configuration = DirectDecoding.Configuration(self), JSONScanner.isStrictUTF8(data) else {
+            return try decode(type, from: data)
+        }
+        let source = DirectDecoding(data, configuration: configuration, decoder: self)
+        do {
+            return try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
+        } catch is DirectDecoding.NotValidJSON {
+            // What Foundation throws for a number or string it cannot represent, wherever it is.
+            let context = DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.")
+            throw DecodingError.dataCorrupted(context)
+        }
+    }
+}
+
+/// The bytes of one direct decode, already checked to be strict JSON, and what the `JSONDecoder` it stands for says
+/// about dates, data, floats and keys; shared by every decoder and container of the decode.
+///
+/// The bytes are copied, so that a decoder or container that a type keeps after its `init(from:)` stays valid.
+/// **Not `Sendable`: one decode uses it on one thread.**
+final class DirectDecoding {
+    let bytes: UnsafeRawBufferPointer
+    /// Where the value to decode starts.
+    let firstValue: Int
+    /// Where a `null` lies after the copied bytes, for a `superDecoder(forKey:)` whose key is missing.
+    let nullValue: Int
+    let configuration: Configuration
+    let userInfo: [CodingUserInfoKey: Any]
+    /// For numbers whose conversion only Foundation decides exactly, and keys under `.convertFromSnakeCase`.
+    private let foundation: JSONDecoder
+    private lazy var keyReading = KeyReading(foundation)
+
+    /// A string or number that Foundation cannot represent: the error it reports for the whole input.
+    struct NotValidJSON: Error {}
+
+    init(_ data: Data, configuration: Configuration, decoder: JSONDecoder) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
+        _ = copy.initializeMemory(as: UInt8.self, from: data)
+        nullValue = data.count
+        copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
+        bytes = UnsafeRawBufferPointer(copy)
+        self.configuration = configuration
+        userInfo = decoder.userInfo
+        foundation = decoder
+        var start = 0
+        while isJSONWhitespace(copy[start]) { start += 1 }
+        firstValue = start
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// The strategies of a `JSONDecoder` that the direct decoder applies as Foundation does; `nil` for any other.
+    struct Configuration {
+        enum Dates {
+            case deferredToDate, secondsSince1970, millisecondsSince1970, iso8601
+            case custom(@Sendable (any Decoder) throws -> Date)
+        }
+
+        enum Bytes {
+            case deferredToData, base64
+            case custom(@Sendable (any Decoder) throws -> Data)
+        }
+
+        enum Keys {
+            case useDefaultKeys, convertFromSnakeCase
+            case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+        }
+
+        var dates: Dates
+        var data: Bytes
+        var keys: Keys
+        /// The strings that stand for infinity, minus infinity and NaN, if any do.
+        var nonConformingFloats: (positiveInfinity: String, negativeInfinity: String, nan: String)?
+
+        // `if case` rather than `switch`: which cases exist depends on the platform's Foundation.
+        init?(_ decoder: JSONDecoder) {
+            guard !decoder.allowsJSON5, !decoder.assumesTopLevelDictionary else { return nil }
+            let dates = decoder.dateDecodingStrategy
+            if case .deferredToDate = dates {
+                self.dates = .deferredToDate
+            } else if case .secondsSince1970 = dates {
+                self.dates = .secondsSince1970
+            } else if case .millisecondsSince1970 = dates {
+                self.dates = .millisecondsSince1970
+            } else if case .iso8601 = dates {
+                self.dates = .iso8601
+            } else if case .custom(let read) = dates {
+                self.dates = .custom(read)
+            } else {
+                return nil
+            }
+            let data = decoder.dataDecodingStrategy
+            if case .deferredToData = data {
+                self.data = .deferredToData
+            } else if case .base64 = data {
+                self.data = .base64
+            } else if case .custom(let read) = data {
+                self.data = .custom(read)
+            } else {
+                return nil
+            }
+            let keys = decoder.keyDecodingStrategy
+            if case .useDefaultKeys = keys {
+                self.keys = .useDefaultKeys
+            } else if case .convertFromSnakeCase = keys {
+                self.keys = .convertFromSnakeCase
+            } else if case .custom(let convert) = keys {
+                self.keys = .custom(convert)
+            } else {
+                return nil
+            }
+            let floats = decoder.nonConformingFloatDecodingStrategy
+            if case .throw = floats {
+                nonConformingFloats = nil
+            } else if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = floats {
+                nonConformingFloats = (positiveInfinity, negativeInfinity, nan)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    // MARK: Values of the types Foundation treats specially
+
+    /// Decodes `type` from the value at `offset`, the `key` of the value at `parent`, as Foundation's `unwrap` does.
+    func unwrap<T: Decodable>(
+        _ type: T.Type, at offset: Int, parent: CodingPathNode, key: (any CodingKey)?
+    ) throws -> T {
+        if T.self == Data.self {
+            return try data(at: offset, parent: parent, key: key) as! T
+        }
+        if T.self == Date.self {
+            return try date(at: offset, parent: parent, key: key) as! T
+        }
+        if T.self == URL.self {
+            try checkNotNull(offset, URL.self, at: parent.appending(key).path)
+            let string = try string(at: offset, path: parent.appending(key).path)
+            guard let url = URL(string: string) else {
+                throw corrupted("Invalid URL string.", at: parent.appending(key).path)
+            }
+            return url as! T
+        }
+        if T.self == Decimal.self {
+            try checkNotNull(offset, Decimal.self, at: parent.appending(key).path)
+            guard isNumber(offset) else {
+                let context = DecodingError.Context(codingPath: parent.appending(key).path, debugDescription: "")
+                throw DecodingError.typeMismatch(Decimal.self, context)
+            }
+            return try numberByFoundation(Decimal.self, at: offset) as! T
+        }
+        if case .useDefaultKeys = configuration.keys {
+        } else if let dictionary = T.self as? any StringKeyedDictionary.Type {
+            return try dictionary.decodeMembers(of: self, at: offset, path: parent.appending(key)) as! T
+        }
+        return try T(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+    }
+
+    private func date(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Date {
+        try checkNotNull(offset, Date.self, at: parent.appending(key).path)
+        switch configuration.dates {
+        case .deferredToDate:
+            return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        case .secondsSince1970:
+            return Date(timeIntervalSince1970: try floatingPoint(Double.self, at: offset, path: parent.appending(key).path))
+        case .millisecondsSince1970:
+            let milliseconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        case .iso8601:
+            let string = try string(at: offset, path: parent.appending(key).path)
+            guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
+                // Foundation names the path of the container, not the value's.
+                throw corrupted("Expected date string to be ISO8601-formatted.", at: parent.path)
+            }
+            return date
+        case .custom(let read):
+            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        }
+    }
+
+    private func data(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Data {
+        try checkNotNull(offset, Data.self, at: parent.appending(key).path)
+        switch configuration.data {
+        case .deferredToData:
+            return try Data(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        case .base64:
+            guard bytes[offset] == UInt8(ascii: "\"") else {
+                throw typeMismatch(String.self, found: offset, at: parent.appending(key).path)
+            }
+            guard let data = Data(base64Encoded: try string(at: offset, path: parent.appending(key).path)) else {
+                throw corrupted("Encountered Data is not valid Base64.", at: parent.appending(key).path)
+            }
+            return data
+        case .custom(let read):
+            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        }
+    }
+
+    // MARK: Scalars
+
+    func bool(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        switch bytes[offset] {
+        case UInt8(ascii: "t"): return true
+        case UInt8(ascii: "f"): return false
+        default: throw typeMismatch(Bool.self, found: offset, at: path())
+        }
+    }
+
+    func string(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        try checkNotNull(offset, String.self, at: path())
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw typeMismatch(String.self, found: offset, at: path()) }
+        let (characters, escaped) = stringCharacters(at: offset)
+        guard escaped else { return String(decoding: bytes[characters], as: UTF8.self) }
+        guard let string = JSONScanner.unescaped(UnsafeRawBufferPointer(rebasing: bytes[characters])) else {
+            throw NotValidJSON()
+        }
+        return string
+    }
+
+    func integer<T: FixedWidthInteger & Decodable>(
+        _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        try checkNotNull(offset, type, at: path())
+        guard isNumber(offset) else { throw typeMismatch(type, found: offset, at: path()) }
+        var index = offset
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var value: T = 0
+        while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+            let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowedToo) = negative
+                ? tens.subtractingReportingOverflow(T(digit)) : tens.addingReportingOverflow(T(digit))
+            guard !overflowed, !overflowedToo else { return try numberByFoundation(type, at: offset) }
+            value = next
+            index += 1
+        }
+        // A fraction or an exponent: Foundation converts through Double or Decimal, as it alone knows exactly.
+        let byte = bytes[index]
+        if byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") {
+            return try numberByFoundation(type, at: offset)
+        }
+        return value
+    }
+
+    func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible & Decodable>(
+        _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        try checkNotNull(offset, type, at: path())
+        if isNumber(offset) {
+            if T.self == Double.self, let exact = exactDouble(at: offset) {
+                return T(exact)
+            }
+            let end = endOfValue(at: offset)
+            guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
+                throw NotValidJSON()
+            }
+            // A number so small that it rounds to zero is out of range, as a large one is.
+            let significand = bytes[offset..<end].prefix { $0 | 0x20 != UInt8(ascii: "e") }
+            if value == 0, significand.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+                throw NotValidJSON()
+            }
+            return value
+        }
+        if bytes[offset] == UInt8(ascii: "\""), let strings = configuration.nonConformingFloats {
+            let (characters, escaped) = stringCharacters(at: offset)
+            if !escaped {
+                let string = bytes[characters]
+                if string.elementsEqual(strings.positiveInfinity.utf8) { return T.infinity }
+                if string.elementsEqual(strings.negativeInfinity.utf8) { return -T.infinity }
+                if string.elementsEqual(strings.nan.utf8) { return T.nan }
+            }
+        }
+        throw typeMismatch(type, found: offset, at: path())
+    }
+
+    /// The number at `offset` as Clinger's fast path reads it, exactly rounded: at most 15 significant digits
+    /// scaled by a power of ten that a double holds exactly; `nil` for any other.
+    private func exactDouble(at offset: Int) -> Double? {
+        var index = offset
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var significand: UInt64 = 0
+        var significantDigits = 0
+        var scale = 0
+        var inFraction = false
+        while true {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if case let digit = byte &- UInt8(ascii: "0"), digit < 10 {
+                if significand != 0 || digit != 0 { significantDigits += 1 }
+                significand = significand &* 10 &+ UInt64(digit)
+                if inFraction { scale -= 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard significantDigits <= 15 else { return nil }
+        if bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            let negativeExponent = bytes[index] == UInt8(ascii: "-")
+            if negativeExponent || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            var exponent = 0
+            while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+                exponent = min(exponent * 10 + Int(digit), 1000)
+                index += 1
+            }
+            scale += negativeExponent ? -exponent : exponent
+        }
+        let powers: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+        var value = Double(significand)
+        if significand != 0 {
+            guard scale >= -22, scale <= 22 else { return nil }
+            value = scale < 0 ? value / powers[-scale] : value * powers[scale]
+        }
+        return negative ? -value : value
+    }
+
+    /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
+    private func numberByFoundation<T: Decodable>(_ type: T.Type, at offset: Int) throws -> T {
+        let number = Data(bytes[offset..<endOfValue(at: offset)])
+        guard let value = try? foundation.decode(type, from: number) else { throw NotValidJSON() }
+        return value
+    }
+
+    // MARK: Errors
+
+    func checkNotNull(_ offset: Int, _ type: Any.Type, at path: @autoclosure () -> [any CodingKey]) throws {
+        guard bytes[offset] == UInt8(ascii: "n") else { return }
+        let context = DecodingError.Context(
+            codingPath: path(), debugDescription: "Cannot get value of type \(type) -- found null value instead"
+        )
+        throw DecodingError.valueNotFound(type, context)
+    }
+
+    func typeMismatch(_ type: Any.Type, found offset: Int, at path: [any CodingKey]) -> DecodingError {
+        let found = switch bytes[offset] {
+        case UInt8(ascii: "\""): "a string"
+        case UInt8(ascii: "{"): "a dictionary"
+        case UInt8(ascii: "["): "an array"
+        case UInt8(ascii: "n"): "null"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): "bool"
+        default: "number"
+        }
+        let context = DecodingError.Context(
+            codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."
+        )
+        return DecodingError.typeMismatch(type, context)
+    }
+
+    private func corrupted(_ description: String, at path: [any CodingKey]) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: description))
+    }
+
+    // MARK: Walking known-valid bytes
+
+    func isNumber(_ offset: Int) -> Bool {
+        let byte = bytes[offset]
+        return byte == UInt8(ascii: "-") || byte &- UInt8(ascii: "0") < 10
+    }
+
+    func skipWhitespace(from offset: Int) -> Int {
+        var index = offset
+        while isJSONWhitespace(bytes[index]) { index += 1 }
+        return index
+    }
+
+    /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
+    func stringCharacters(at offset: Int) -> (characters: Range<Int>, escaped: Bool) {
+        var index = offset + 1
+        var escaped = false
+        while true {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return ((offset + 1)..<index, escaped)
+    }
+
+    /// Where the value at `offset` ends; the scanner has already checked all of it.
+    func endOfValue(at offset: Int) -> Int {
+        switch bytes[offset] {
+        case UInt8(ascii: "\""):
+            return stringCharacters(at: offset).characters.upperBound + 1
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = offset
+            while true {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = stringCharacters(at: index).characters.upperBound
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+        case UInt8(ascii: "t"), UInt8(ascii: "n"):
+            return offset + 4
+        case UInt8(ascii: "f"):
+            return offset + 5
+        default:
+            var index = offset + 1
+            while case let byte = bytes[index], byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".")
+                || byte | 0x20 == UInt8(ascii: "e") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            {
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// The key that the member spelled `characters` (escapes as stored) stands for under the key strategy, in an
+    /// object at `path`; `nil` if it reads as its bytes do.
+    func readKey(_ characters: Range<Int>, escaped: Bool, at path: @autoclosure () -> [any CodingKey]) throws
+        -> String?
+    {
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
+        var unescaped: String?
+        if escaped {
+            guard let string = JSONScanner.unescaped(raw) else { throw NotValidJSON() }
+            unescaped = string
+        }
+        switch configuration.keys {
+        case .useDefaultKeys:
+            return unescaped
+        case .convertFromSnakeCase:
+            return keyReading.read(unescaped ?? String(decoding: raw, as: UTF8.self), at: [])
+        case .custom(let convert):
+            let key = DirectCodingKey(stringValue: unescaped ?? String(decoding: raw, as: UTF8.self))
+            return convert(path() + [key]).stringValue
+        }
+    }
+}
+
+// MARK: - Coding paths
+
+/// A coding path as a chain to its parent, so that entering a value copies no array.
+indirect enum CodingPathNode {
+    case root
+    case key(any CodingKey, CodingPathNode)
+
+    var path: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node = self
+        while case .key(let key, let parent) = node {
+            keys.append(key)
+            node = parent
+        }
+        return keys.reversed()
+    }
+
+    func appending(_ key: (any CodingKey)?) -> CodingPathNode {
+        key.map { .key($0, self) } ?? self
+    }
+}
+
+/// A key of a path that no type's keys name: an array's index, a dictionary's key, `super`.
+struct DirectCodingKey: CodingKey {
+    private let name: String?
+    let intValue: Int?
+
+    /// Foundation's spelling, made only when asked for.
+    var stringValue: String {
+        name ?? "Index \(intValue ?? 0)"
+    }
+
+    init(stringValue: String) {
+        name = stringValue
+        intValue = nil
+    }
+
+    init(intValue: Int) {
+        name = nil
+        self.intValue = intValue
+    }
+
+    static let superKey = DirectCodingKey(stringValue: "super")
+}
+
+// MARK: - The decoder
+
+/// The `Decoder` of one value of a direct decode, and its single value container.
+struct DirectDecoder: Decoder, SingleValueDecodingContainer {
+    let source: DirectDecoding
+    let offset: Int
+    let node: CodingPathNode
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] {
+        source.userInfo
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try checkContainer(opening: UInt8(ascii: "{"), [String: Any].self, "keyed")
+        return KeyedDecodingContainer(try DirectKeyedContainer<Key>(source: source, offset: offset, node: node))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try checkContainer(opening: UInt8(ascii: "["), [Any].self, "unkeyed")
+        return DirectUnkeyedContainer(source: source, offset: offset, node: node)
+    }
+
+    private func checkContainer(opening: UInt8, _ type: Any.Type, _ kind: String) throws {
+        guard source.bytes[offset] != opening else { return }
+        guard source.bytes[offset] != UInt8(ascii: "n") else {
+            let description = "Cannot get \(kind) decoding container -- found null value instead"
+            throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath,
+                                                                          debugDescription: description))
+        }
+        throw source.typeMismatch(type, found: offset, at: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        self
+    }
+
+    func decodeNil() -> Bool {
+        source.bytes[offset] == UInt8(ascii: "n")
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try source.bool(at: offset, path: codingPath)
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        try source.string(at: offset, path: codingPath)
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        try source.floatingPoint(type, at: offset, path: codingPath)
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        try source.floatingPoint(type, at: offset, path: codingPath)
+    }
+
+    func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        try source.integer(type, at: offset, path: codingPath)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try source.unwrap(type, at: offset, parent: node, key: nil)
+    }
+}
+
+/// A `[String: Value]`, which Foundation decodes member by member, keys as they are spelled, under a key strategy.
+protocol StringKeyedDictionary {
+    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
+    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
+        try source.checkNotNull(offset, [String: Any].self, at: path.path)
+        guard source.bytes[offset] == UInt8(ascii: "{") else {
+            throw source.typeMismatch([String: Any].self, found: offset, at: path.path)
+        }
+        var result: [String: Value] = [:]
+        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, escaped, value in
+            let name = try source.string(at: key.lowerBound - 1, path: path.path)
+            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: DirectCodingKey(stringValue: name))
+            // The first of two members with one key is the one kept.
+            if result[name] == nil { result[name] = decoded }
+        }
+        return result
+    }
+}
+
+// MARK: - Keyed containers
+
+/// An object's members, read once; a type's keys are then found by their bytes, from where the last one was found,
+/// as a synthesized `init(from:)` asks for them in the order that it wrote them.
+struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    private let source: DirectDecoding
+    private let node: CodingPathNode
+    private let members: Members
+
+    private struct Member {
+        /// Inside the quotes, escapes as stored.
+        var characters: Range<Int>
+        var value: Int
+        var fingerprint: UInt64
+        /// The key, where its bytes do not spell it: escaped, or read by the key strategy.
+        var name: String?
+    }
+
+    /// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
+    private final class Members {
+        var list: [Member] = []
+        var lastFound = 0
+        /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
+        var comparesStrings = false
+        /// Whether two members may have one key, of which the first is the one Foundation keeps.
+        var mayRepeatKeys = false
+    }
+
+    init(source: DirectDecoding, offset: Int, node: CodingPathNode) throws {
+        self.source = source
+        self.node = node
+        let members = Members()
+        var highBits: UInt8 = 0
+        try Self.forEachMember(of: source, at: offset) { characters, escaped, value in
+            let name = try source.readKey(characters, escaped: escaped, at: node.path)
+            let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
+            var fingerprint = fingerprintOf(spelled)
+            if var name {
+                fingerprint = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
+                highBits |= name.utf8.reduce(0) { $0 | $1 }
+            } else {
+                highBits |= spelled.reduce(0) { $0 | $1 }
+            }
+            members.list.append(Member(characters: characters, value: value, fingerprint: fingerprint, name: name))
+        }
+        members.comparesStrings = highBits >= 0x80
+        let fingerprints = members.list.map(\.fingerprint)
+        members.mayRepeatKeys = fingerprints.count <= 16
+            ? fingerprints.indices.contains { index in fingerprints[..<index].contains(fingerprints[index]) }
+            : Set(fingerprints).count < fingerprints.count
+        self.members = members
+    }
+
+    /// Calls `body` with each member's key characters, whether any is escaped, and its value's offset, in order.
+    static func forEachMember(
+        of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Bool, Int) throws -> Void
+    ) throws {
+        var index = source.skipWhitespace(from: offset + 1)
+        guard source.bytes[index] != UInt8(ascii: "}") else { return }
+        while true {
+            let (characters, escaped) = source.stringCharacters(at: index)
+            index = source.skipWhitespace(from: characters.upperBound + 1)
+            let value = source.skipWhitespace(from: index + 1)
+            try body(characters, escaped, value)
+            index = source.skipWhitespace(from: source.endOfValue(at: value))
+            guard source.bytes[index] == UInt8(ascii: ",") else { return }
+            index = source.skipWhitespace(from: index + 1)
+        }
+    }
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var allKeys: [Key] {
+        var seen = Set<String>()
+        return members.list.compactMap { member in
+            let name = self.name(of: member)
+            return seen.insert(name).inserted ? Key(stringValue: name) : nil
+        }
+    }
+
+    private func name(of member: Member) -> String {
+        member.name ?? String(decoding: source.bytes[member.characters], as: UTF8.self)
+    }
+
+    private func bytesMatch(_ member: Member, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard var name = member.name else { return source.bytes[member.characters].elementsEqual(key) }
+        return name.withUTF8 { $0.elementsEqual(key) }
+    }
+
+    /// Where the value of `key` starts; `nil` if no member has it.
+    private func valueOffset(of key: some CodingKey) -> Int? {
+        let name = key.stringValue
+        var wanted = name
+        return wanted.withUTF8 { utf8 in
+            let keyBytes = UnsafeRawBufferPointer(utf8)
+            let list = members.list
+            if members.comparesStrings || keyBytes.contains(where: { $0 >= 0x80 }) {
+                return list.first { self.name(of: $0) == name }?.value
+            }
+            let fingerprint = fingerprintOf(keyBytes)
+            // From the last found: asked again, as `decodeIfPresent` does, or the next one, as `init(from:)` does.
+            let start = members.mayRepeatKeys ? 0 : members.lastFound
+            for index in start..<list.count where list[index].fingerprint == fingerprint {
+                if bytesMatch(list[index], keyBytes) {
+                    members.lastFound = index
+                    return list[index].value
+                }
+            }
+            for index in 0..<start where list[index].fingerprint == fingerprint && bytesMatch(list[index], keyBytes) {
+                members.lastFound = index
+                return list[index].value
+            }
+            return nil
+        }
+    }
+
+    private func value(of key: Key) throws -> Int {
+        guard let offset = valueOffset(of: key) else {
+            let context = DecodingError.Context(
+                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."
+            )
+            throw DecodingError.keyNotFound(key, context)
+        }
+        return offset
+    }
+
+    func contains(_ key: Key) -> Bool {
+        valueOffset(of: key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        source.bytes[try value(of: key)] == UInt8(ascii: "n")
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try source.bool(at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try source.string(at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try source.floatingPoint(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try source.floatingPoint(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    /// Every integer type's requirement, which a generic method meets.
+    func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try source.unwrap(type, at: try value(of: key), parent: node, key: key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key)).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key)).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        superDecoder(for: DirectCodingKey.superKey)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        superDecoder(for: key)
+    }
+
+    /// A missing key gives a decoder of `null`, as in Foundation.
+    private func superDecoder(for key: some CodingKey) -> any Decoder {
+        DirectDecoder(source: source, offset: valueOffset(of: key) ?? source.nullValue, node: node.appending(key))
+    }
+}
+
+/// FNV-1a of a key's bytes, compared before the bytes are.
+private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return hash
+}
+
+// MARK: - Unkeyed containers
+
+/// An array's elements, read in order from the bytes.
+struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
+    private let source: DirectDecoding
+    private let node: CodingPathNode
+    private let start: Int
+    /// Where the next element starts, or the closing bracket.
+    private var position: Int
+    private(set) var currentIndex = 0
+
+    init(source: DirectDecoding, offset: Int, node: CodingPathNode) {
+        self.source = source
+        self.node = node
+        start = offset
+        position = source.skipWhitespace(from: offset + 1)
+    }
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var count: Int? {
+        var elements = 0
+        var index = source.skipWhitespace(from: start + 1)
+        while source.bytes[index] != UInt8(ascii: "]") {
+            elements += 1
+            index = source.skipWhitespace(from: source.endOfValue(at: index))
+            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
+        }
+        return elements
+    }
+
+    var isAtEnd: Bool {
+        source.bytes[position] == UInt8(ascii: "]")
+    }
+
+    private var currentKey: DirectCodingKey {
+        DirectCodingKey(intValue: currentIndex)
+    }
+
+    /// Where the next element starts; at the end, the error Foundation throws for asking for a `type` there.
+    private func next(_ type: Any.Type, _ description: String = "Unkeyed container is at end.") throws -> Int {
+        guard isAtEnd else { return position }
+        let context = DecodingError.Context(codingPath: codingPath + [currentKey], debugDescription: description)
+        throw DecodingError.valueNotFound(type, context)
+    }
+
+    /// Moves to the next element; past the end only the index moves, as Foundation's does in `decodeIfPresent`.
+    private mutating func advance() {
+        currentIndex += 1
+        guard !isAtEnd else { return }
+        position = source.skipWhitespace(from: source.endOfValue(at: position))
+        if source.bytes[position] == UInt8(ascii: ",") { position = source.skipWhitespace(from: position + 1) }
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard source.bytes[try next(Never.self)] == UInt8(ascii: "n") else { return false }
+        advance()
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        try decodeNext(type) { try $0.bool(at: $1, path: $2()) }
+    }
+
+    mutating func decode(_ type: String.Type) throws -> String {
+        try decodeNext(type) { try $0.string(at: $1, path: $2()) }
+    }
+
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try decodeNext(type) { try $0.floatingPoint(type, at: $1, path: $2()) }
+    }
+
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try decodeNext(type) { try $0.floatingPoint(type, at: $1, path: $2()) }
+    }
+
+    /// Every integer type's requirement, which a generic method meets.
+    mutating func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        try decodeNext(type) { try $0.integer(type, at: $1, path: $2()) }
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (node, key) = (node, currentKey)
+        return try decodeNext(type) { source, offset, _ in
+            try source.unwrap(type, at: offset, parent: node, key: key)
+        }
+    }
+
+    /// Decodes the next element with `read`, given its offset and a way to its path, and moves past it.
+    private mutating func decodeNext<T>(
+        _ type: T.Type, _ read: (DirectDecoding, Int, () -> [any CodingKey]) throws -> T
+    ) throws -> T {
+        let key = currentKey
+        let value = try read(source, try next(type), { codingPath + [key] })
+        advance()
+        return value
+    }
+
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard !isAtEnd, source.bytes[position] != UInt8(ascii: "n") else {
+            advance()
+            return nil
+        }
+        return try decode(type)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try next(KeyedDecodingContainer<NestedKey>.self)
+        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+            .container(keyedBy: type)
+        advance()
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let offset = try next((any UnkeyedDecodingContainer).self)
+        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+            .unkeyedContainer()
+        advance()
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let offset = try next((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
+        let decoder = DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+        advance()
+        return decoder
+    }
+}
