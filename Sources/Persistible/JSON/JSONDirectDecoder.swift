@@ -48,13 +48,15 @@ final class DirectDecoding {
     /// For numbers whose conversion only Foundation decides exactly, and keys under `.convertFromSnakeCase`.
     private let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
+    /// The last object whose members were read, so that an array of records skips a record without reading it again.
+    var lastObjectRead = (start: -1, end: 0)
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
 
     init(_ data: Data, configuration: Configuration, decoder: JSONDecoder) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
-        _ = copy.initializeMemory(as: UInt8.self, from: data)
+        data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
         nullValue = data.count
         copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
         bytes = UnsafeRawBufferPointer(copy)
@@ -147,6 +149,19 @@ final class DirectDecoding {
     func unwrap<T: Decodable>(
         _ type: T.Type, at offset: Int, parent: CodingPathNode, key: (any CodingKey)?
     ) throws -> T {
+        // What `init(from:)` would read through a single value container, read without making a decoder.
+        if T.self == Int.self {
+            return try integer(Int.self, at: offset, path: parent.appending(key).path) as! T
+        }
+        if T.self == Double.self {
+            return try floatingPoint(Double.self, at: offset, path: parent.appending(key).path) as! T
+        }
+        if T.self == String.self {
+            return try string(at: offset, path: parent.appending(key).path) as! T
+        }
+        if T.self == Bool.self {
+            return try bool(at: offset, path: parent.appending(key).path) as! T
+        }
         if T.self == Data.self {
             return try data(at: offset, parent: parent, key: key) as! T
         }
@@ -242,24 +257,32 @@ final class DirectDecoding {
     ) throws -> T {
         try checkNotNull(offset, type, at: path())
         guard isNumber(offset) else { throw typeMismatch(type, found: offset, at: path()) }
+        // Read without generics, which would cost a call for each digit; `T` is only checked once.
+        guard let (magnitude, negative) = plainInteger(at: offset) else { return try numberByFoundation(type, at: offset) }
+        if !negative, let value = T(exactly: magnitude) {
+            return value
+        }
+        if negative, magnitude <= UInt64(Int64.max), let value = T(exactly: -Int64(magnitude)) {
+            return value
+        }
+        return try numberByFoundation(type, at: offset)
+    }
+
+    /// The integer at `offset`, if it has neither fraction nor exponent, and its magnitude fits in 64 bits.
+    private func plainInteger(at offset: Int) -> (magnitude: UInt64, negative: Bool)? {
         var index = offset
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
-        var value: T = 0
+        var magnitude: UInt64 = 0
         while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
-            let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowedToo) = negative
-                ? tens.subtractingReportingOverflow(T(digit)) : tens.addingReportingOverflow(T(digit))
-            guard !overflowed, !overflowedToo else { return try numberByFoundation(type, at: offset) }
-            value = next
+            let (tens, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
+            let (next, overflowedToo) = tens.addingReportingOverflow(UInt64(digit))
+            guard !overflowed, !overflowedToo else { return nil }
+            magnitude = next
             index += 1
         }
-        // A fraction or an exponent: Foundation converts through Double or Decimal, as it alone knows exactly.
         let byte = bytes[index]
-        if byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") {
-            return try numberByFoundation(type, at: offset)
-        }
-        return value
+        return byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") ? nil : (magnitude, negative)
     }
 
     func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible & Decodable>(
@@ -392,6 +415,16 @@ final class DirectDecoding {
         var index = offset + 1
         var escaped = false
         while true {
+            // Eight bytes at a time while none is a quote or a backslash.
+            while index + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quotes = word ^ 0x2222_2222_2222_2222
+                let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let zeroBytes = ((quotes &- 0x0101_0101_0101_0101) & ~quotes)
+                    | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                guard zeroBytes & 0x8080_8080_8080_8080 == 0 else { break }
+                index += 8
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {
@@ -409,6 +442,8 @@ final class DirectDecoding {
         switch bytes[offset] {
         case UInt8(ascii: "\""):
             return stringCharacters(at: offset).characters.upperBound + 1
+        case UInt8(ascii: "{") where offset == lastObjectRead.start:
+            return lastObjectRead.end
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
             var index = offset
@@ -488,22 +523,27 @@ indirect enum CodingPathNode {
 
 /// A key of a path that no type's keys name: an array's index, a dictionary's key, `super`.
 struct DirectCodingKey: CodingKey {
+    // Small enough for an existential's inline storage: an array's elements then allocate no key.
     private let name: String?
-    let intValue: Int?
+    private let index: Int
+
+    var intValue: Int? {
+        name == nil ? index : nil
+    }
 
     /// Foundation's spelling, made only when asked for.
     var stringValue: String {
-        name ?? "Index \(intValue ?? 0)"
+        name ?? "Index \(index)"
     }
 
     init(stringValue: String) {
         name = stringValue
-        intValue = nil
+        index = 0
     }
 
     init(intValue: Int) {
         name = nil
-        self.intValue = intValue
+        index = intValue
     }
 
     static let superKey = DirectCodingKey(stringValue: "super")
@@ -607,31 +647,13 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let source: DirectDecoding
     private let node: CodingPathNode
-    private let members: Members
-
-    private struct Member {
-        /// Inside the quotes, escapes as stored.
-        var characters: Range<Int>
-        var value: Int
-        var fingerprint: UInt64
-        /// The key, where its bytes do not spell it: escaped, or read by the key strategy.
-        var name: String?
-    }
-
-    /// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
-    private final class Members {
-        var list: [Member] = []
-        var lastFound = 0
-        /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
-        var comparesStrings = false
-        /// Whether two members may have one key, of which the first is the one Foundation keeps.
-        var mayRepeatKeys = false
-    }
+    private let members: ObjectMembers
 
     init(source: DirectDecoding, offset: Int, node: CodingPathNode) throws {
         self.source = source
         self.node = node
-        let members = Members()
+        let members = ObjectMembers()
+        members.list.reserveCapacity(8)
         var highBits: UInt8 = 0
         try Self.forEachMember(of: source, at: offset) { characters, escaped, value in
             let name = try source.readKey(characters, escaped: escaped, at: node.path)
@@ -643,13 +665,13 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             } else {
                 highBits |= spelled.reduce(0) { $0 | $1 }
             }
-            members.list.append(Member(characters: characters, value: value, fingerprint: fingerprint, name: name))
+            members.list.append(ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name))
         }
         members.comparesStrings = highBits >= 0x80
-        let fingerprints = members.list.map(\.fingerprint)
-        members.mayRepeatKeys = fingerprints.count <= 16
-            ? fingerprints.indices.contains { index in fingerprints[..<index].contains(fingerprints[index]) }
-            : Set(fingerprints).count < fingerprints.count
+        let list = members.list
+        members.mayRepeatKeys = list.count <= 16
+            ? list.indices.contains { index in list[..<index].contains { $0.fingerprint == list[index].fingerprint } }
+            : Set(list.lazy.map { $0.fingerprint }).count < list.count
         self.members = members
     }
 
@@ -658,16 +680,15 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Bool, Int) throws -> Void
     ) throws {
         var index = source.skipWhitespace(from: offset + 1)
-        guard source.bytes[index] != UInt8(ascii: "}") else { return }
-        while true {
+        while source.bytes[index] != UInt8(ascii: "}") {
             let (characters, escaped) = source.stringCharacters(at: index)
             index = source.skipWhitespace(from: characters.upperBound + 1)
             let value = source.skipWhitespace(from: index + 1)
             try body(characters, escaped, value)
             index = source.skipWhitespace(from: source.endOfValue(at: value))
-            guard source.bytes[index] == UInt8(ascii: ",") else { return }
-            index = source.skipWhitespace(from: index + 1)
+            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
         }
+        source.lastObjectRead = (offset, index + 1)
     }
 
     var codingPath: [any CodingKey] {
@@ -682,11 +703,11 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
     }
 
-    private func name(of member: Member) -> String {
+    private func name(of member: ObjectMember) -> String {
         member.name ?? String(decoding: source.bytes[member.characters], as: UTF8.self)
     }
 
-    private func bytesMatch(_ member: Member, _ key: UnsafeRawBufferPointer) -> Bool {
+    private func bytesMatch(_ member: ObjectMember, _ key: UnsafeRawBufferPointer) -> Bool {
         guard var name = member.name else { return source.bytes[member.characters].elementsEqual(key) }
         return name.withUTF8 { $0.elementsEqual(key) }
     }
@@ -783,6 +804,25 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func superDecoder(for key: some CodingKey) -> any Decoder {
         DirectDecoder(source: source, offset: valueOffset(of: key) ?? source.nullValue, node: node.appending(key))
     }
+}
+
+private struct ObjectMember {
+    /// Inside the quotes, escapes as stored.
+    var characters: Range<Int>
+    var value: Int
+    var fingerprint: UInt64
+    /// The key, where its bytes do not spell it: escaped, or read by the key strategy.
+    var name: String?
+}
+
+/// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
+private final class ObjectMembers {
+    var list: [ObjectMember] = []
+    var lastFound = 0
+    /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
+    var comparesStrings = false
+    /// Whether two members may have one key, of which the first is the one Foundation keeps.
+    var mayRepeatKeys = false
 }
 
 /// FNV-1a of a key's bytes, compared before the bytes are.

@@ -179,11 +179,16 @@ struct JSONScanner {
                 }
                 let escaped = characters[index]
                 index += 1
-                guard escaped == UInt8(ascii: "u") else {
-                    let controls: [UInt8: UInt8] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                    append(controls[escaped] ?? escaped)
-                    continue
+                switch escaped {
+                case UInt8(ascii: "b"): append(0x08)
+                case UInt8(ascii: "f"): append(0x0C)
+                case UInt8(ascii: "n"): append(0x0A)
+                case UInt8(ascii: "r"): append(0x0D)
+                case UInt8(ascii: "t"): append(0x09)
+                case UInt8(ascii: "u"): break
+                default: append(escaped)
                 }
+                guard escaped == UInt8(ascii: "u") else { continue }
                 var scalar = hexValue(characters, at: index)
                 index += 4
                 if (0xD800..<0xDC00).contains(scalar), index + 6 <= characters.count,
