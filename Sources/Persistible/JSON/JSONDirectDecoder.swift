@@ -18,13 +18,17 @@ extension JSONDecoder {
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
     ///   own `init(from:)`.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        guard let configuration = DirectDecoding.Configuration(self), JSONScanner.isStrictUTF8(data) else {
+        guard let configuration = DirectDecoding.Configuration(self), JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
         let source = DirectDecoding(data, configuration: configuration, decoder: self)
         do {
-            return try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
-        } catch is DirectDecoding.NotValidJSON {
+            let value = try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
+            return source.metTextThatIsNotUTF8 ? try decode(type, from: data) : value
+        } catch {
+            // Whatever a type's `init(from:)` made of the error thrown there.
+            if source.metTextThatIsNotUTF8 { return try decode(type, from: data) }
+            guard error is DirectDecoding.NotValidJSON else { throw error }
             // What Foundation throws for a number or string it cannot represent, wherever it is.
             let context = DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.")
             throw DecodingError.dataCorrupted(context)
@@ -53,6 +57,9 @@ final class DirectDecoding {
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
+
+    /// Whether a string read was not UTF-8, which only Foundation reports as it does: it decodes the bytes again.
+    private(set) var metTextThatIsNotUTF8 = false
 
     init(_ data: Data, configuration: Configuration, decoder: JSONDecoder) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
@@ -149,18 +156,19 @@ final class DirectDecoding {
     func unwrap<T: Decodable>(
         _ type: T.Type, at offset: Int, parent: CodingPathNode, key: (any CodingKey)?
     ) throws -> T {
-        // What `init(from:)` would read through a single value container, read without making a decoder.
+        // What `init(from:)` would read through a single value container, read without making a decoder; a cast
+        // that a check of the type has made safe, where `as!` would cost a dynamic cast.
         if T.self == Int.self {
-            return try integer(Int.self, at: offset, path: parent.appending(key).path) as! T
+            return unsafeBitCast(try integer(Int.self, at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == Double.self {
-            return try floatingPoint(Double.self, at: offset, path: parent.appending(key).path) as! T
+            return unsafeBitCast(try floatingPoint(Double.self, at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == String.self {
-            return try string(at: offset, path: parent.appending(key).path) as! T
+            return unsafeBitCast(try string(at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == Bool.self {
-            return try bool(at: offset, path: parent.appending(key).path) as! T
+            return unsafeBitCast(try bool(at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == Data.self {
             return try data(at: offset, parent: parent, key: key) as! T
@@ -245,8 +253,20 @@ final class DirectDecoding {
         try checkNotNull(offset, String.self, at: path())
         guard bytes[offset] == UInt8(ascii: "\"") else { throw typeMismatch(String.self, found: offset, at: path()) }
         let (characters, escaped) = stringCharacters(at: offset)
-        guard escaped else { return String(decoding: bytes[characters], as: UTF8.self) }
-        guard let string = JSONScanner.unescaped(UnsafeRawBufferPointer(rebasing: bytes[characters])) else {
+        return try text(UnsafeRawBufferPointer(rebasing: bytes[characters]), escaped: escaped)
+    }
+
+    /// The string that `characters` spell; the scanner has checked their grammar, not their UTF-8.
+    private func text(_ characters: UnsafeRawBufferPointer, escaped: Bool) throws -> String {
+        let validated: String?? = escaped
+            ? JSONScanner.withUnescaped(characters) { utf8 -> String? in String(validating: utf8, as: UTF8.self) }
+            : .some(String(validating: characters, as: UTF8.self))
+        guard let validated else {
+            // A lone surrogate's escape, which Foundation reports as invalid JSON.
+            throw NotValidJSON()
+        }
+        guard let string = validated else {
+            metTextThatIsNotUTF8 = true
             throw NotValidJSON()
         }
         return string
@@ -415,14 +435,9 @@ final class DirectDecoding {
         var index = offset + 1
         var escaped = false
         while true {
-            // Eight bytes at a time while none is a quote or a backslash.
-            while index + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let quotes = word ^ 0x2222_2222_2222_2222
-                let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let zeroBytes = ((quotes &- 0x0101_0101_0101_0101) & ~quotes)
-                    | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
-                guard zeroBytes & 0x8080_8080_8080_8080 == 0 else { break }
+            while index + 8 <= bytes.count,
+                !containsStringDelimiter(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
                 index += 8
             }
             let byte = bytes[index]
@@ -482,19 +497,19 @@ final class DirectDecoding {
         -> String?
     {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
-        var unescaped: String?
-        if escaped {
-            guard let string = JSONScanner.unescaped(raw) else { throw NotValidJSON() }
-            unescaped = string
+        // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
+        let plain = !escaped && !raw.contains { $0 >= 0x80 }
+        if case .useDefaultKeys = configuration.keys, plain {
+            return nil
         }
+        let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
         switch configuration.keys {
         case .useDefaultKeys:
-            return unescaped
+            return escaped ? key : nil
         case .convertFromSnakeCase:
-            return keyReading.read(unescaped ?? String(decoding: raw, as: UTF8.self), at: [])
+            return keyReading.read(key, at: [])
         case .custom(let convert):
-            let key = DirectCodingKey(stringValue: unescaped ?? String(decoding: raw, as: UTF8.self))
-            return convert(path() + [key]).stringValue
+            return convert(path() + [DirectCodingKey(stringValue: key)]).stringValue
         }
     }
 }
@@ -696,6 +711,9 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     var allKeys: [Key] {
+        guard members.mayRepeatKeys || members.comparesStrings else {
+            return members.list.compactMap { Key(stringValue: name(of: $0)) }
+        }
         var seen = Set<String>()
         return members.list.compactMap { member in
             let name = self.name(of: member)
@@ -773,13 +791,44 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try source.floatingPoint(type, at: try value(of: key), path: node.appending(key).path)
     }
 
-    /// Every integer type's requirement, which a generic method meets.
+    /// The usual integer, read without generics.
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    /// Every other integer type's requirement, which a generic method meets.
     func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try source.integer(type, at: try value(of: key), path: node.appending(key).path)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try source.unwrap(type, at: try value(of: key), parent: node, key: key)
+    }
+
+    // One search for the key, where the protocol's defaults make three; for the usual types.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    private func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let offset = valueOffset(of: key), source.bytes[offset] != UInt8(ascii: "n") else { return nil }
+        return try source.unwrap(type, at: offset, parent: node, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -912,7 +961,12 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
         try decodeNext(type) { try $0.floatingPoint(type, at: $1, path: $2()) }
     }
 
-    /// Every integer type's requirement, which a generic method meets.
+    /// The usual integer, read without generics.
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        try decodeNext(type) { try $0.integer(type, at: $1, path: $2()) }
+    }
+
+    /// Every other integer type's requirement, which a generic method meets.
     mutating func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
         try decodeNext(type) { try $0.integer(type, at: $1, path: $2()) }
     }
@@ -935,6 +989,67 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        try decodeNextIfPresent(type)
+    }
+
+    // Each type's own, as Foundation's: the protocol's defaults would not move past the end.
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? {
+        try decodeNextIfPresent(type)
+    }
+
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? {
+        try decodeNextIfPresent(type)
+    }
+
+    private mutating func decodeNextIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard !isAtEnd, source.bytes[position] != UInt8(ascii: "n") else {
             advance()
             return nil

@@ -123,62 +123,42 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// Whether `data` holds one JSON value in UTF-8, strictly: without a byte order mark, with UTF-8 that a
-    /// decoder can read as it is. A decoder may then walk the bytes without checking them again.
-    static func isStrictUTF8(_ data: Data) -> Bool {
-        guard !data.starts(with: [0xEF, 0xBB, 0xBF]), valueRange(of: data) != nil else { return false }
-        return data.withUnsafeBytes { bytes in
-            var index = 0
-            // Eight bytes at a time while they are ASCII, the usual case; ASCII never continues a sequence.
-            while index < bytes.count {
-                if index + 8 <= bytes.count,
-                    bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-                {
-                    index += 8
-                    continue
-                }
-                guard bytes[index] >= 0x80 else {
-                    index += 1
-                    continue
-                }
-                let run = bytes[index...].prefix { $0 >= 0x80 }
-                guard String(validating: UnsafeRawBufferPointer(rebasing: run), as: UTF8.self) != nil else {
-                    return false
-                }
-                index = run.endIndex
-            }
-            return true
-        }
+    /// Whether `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if in any Unicode form.
+    /// A decoder may then walk the bytes without checking their grammar again, though not yet their UTF-8.
+    static func isStrictJSON(_ data: Data) -> Bool {
+        !data.starts(with: [0xEF, 0xBB, 0xBF]) && valueRange(of: data) != nil
     }
 
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
-    /// hold an escaped lone surrogate, which spells none.
+    /// hold an escaped lone surrogate, which spells none. Bytes that are not UTF-8 are repaired.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
-        characters.withContiguousStorageIfAvailable { unescaped(UnsafeRawBufferPointer($0)) }
-            ?? Array(characters).withUnsafeBytes { unescaped($0) }
+        let unescape = { (characters: UnsafeRawBufferPointer) in
+            withUnescaped(characters) { String(decoding: $0, as: UTF8.self) }
+        }
+        return characters.withContiguousStorageIfAvailable { unescape(UnsafeRawBufferPointer($0)) }
+            ?? Array(characters).withUnsafeBytes(unescape)
     }
 
-    /// The string that a JSON string's characters spell, as ``unescaped(_:)-swift.method`` says, from a buffer.
-    static func unescaped(_ characters: UnsafeRawBufferPointer) -> String? {
-        guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        var spellsOne = true
+    /// Calls `body` with the UTF-8 that a JSON string's characters spell, inside the quotes and escapes as stored;
+    /// `nil` if they hold an escaped lone surrogate, which spells none.
+    static func withUnescaped<Result>(
+        _ characters: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result? {
         // Escapes are longer than what they spell in UTF-8, so the characters' count is room enough.
-        let string = String(unsafeUninitializedCapacity: characters.count) { output in
+        withUnsafeTemporaryAllocation(byteCount: characters.count, alignment: 1) { output in
             var written = 0
             var index = 0
             func append(_ byte: UInt8) {
                 output[written] = byte
                 written += 1
             }
-            while index < characters.count {
-                let byte = characters[index]
-                index += 1
-                guard byte == UInt8(ascii: "\\"), index < characters.count else {
-                    append(byte)
-                    continue
-                }
-                let escaped = characters[index]
-                index += 1
+            while let backslash = characters[index...].firstIndex(of: UInt8(ascii: "\\")) {
+                let run = UnsafeRawBufferPointer(rebasing: characters[index..<backslash])
+                UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: run)
+                written += run.count
+                guard backslash + 1 < characters.count else { break }
+                let escaped = characters[backslash + 1]
+                index = backslash + 2
                 switch escaped {
                 case UInt8(ascii: "b"): append(0x08)
                 case UInt8(ascii: "f"): append(0x0C)
@@ -198,15 +178,14 @@ struct JSONScanner {
                     scalar = 0x10000 + (scalar - 0xD800) << 10 + (trail - 0xDC00)
                     index += 6
                 }
-                guard let unicode = Unicode.Scalar(scalar) else {
-                    spellsOne = false
-                    return 0
-                }
+                guard let unicode = Unicode.Scalar(scalar) else { return nil }
                 UTF8.encode(unicode, into: append)
             }
-            return written
+            let rest = UnsafeRawBufferPointer(rebasing: characters[min(index, characters.count)...])
+            UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: rest)
+            written += rest.count
+            return body(UnsafeRawBufferPointer(rebasing: output[..<written]))
         }
-        return spellsOne ? string : nil
     }
 
     /// The four hexadecimal digits at `index`, which the grammar has checked.
@@ -541,11 +520,9 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let literal: Expectation = byte == UInt8(ascii: "t")
-                        ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
-                    // The letters between the quotes of what is expected.
-                    let letters = literal.rawValue.utf8.dropFirst()
-                    guard skip(letters.count - 1, literal, { letters.dropFirst($0).first == $1 }) else { return false }
+                    let (literal, letters): (Expectation, StaticString) = byte == UInt8(ascii: "t")
+                        ? (.trueLiteral, "true") : byte == UInt8(ascii: "f") ? (.falseLiteral, "false") : (.nullLiteral, "null")
+                    guard skip(letters.utf8CodeUnitCount, literal, { letters.utf8Start[$0] == $1 }) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
@@ -572,6 +549,13 @@ struct JSONScanner {
     private mutating func skipString() -> Bool {
         position += 1
         while position < bytes.count {
+            // Eight bytes at a time while none ends the string, starts an escape or is a control character.
+            while position + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                guard !containsStringDelimiter(word) else { break }
+                position += 8
+            }
+            guard position < bytes.count else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
@@ -638,6 +622,18 @@ extension JSONTree {
     static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
         JSONScanner.reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
+}
+
+/// Whether any of the eight bytes of `word` is a quote, a backslash or a control character, which a string's
+/// characters are not, unescaped.
+func containsStringDelimiter(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    // A byte is zero, or below 0x20, when subtracting sets its high bit and it had none.
+    let found = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word)
+    return found & highBits != 0
 }
 
 private func isDigit(_ byte: UInt8) -> Bool {
