@@ -310,9 +310,6 @@ final class DirectDecoding {
     ) throws -> T {
         try checkNotNull(offset, type, at: path())
         if isNumber(offset) {
-            if T.self == Double.self, let exact = exactDouble(at: offset) {
-                return T(exact)
-            }
             let end = endOfValue(at: offset)
             guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
                 throw NotValidJSON()
@@ -334,51 +331,6 @@ final class DirectDecoding {
             }
         }
         throw typeMismatch(type, found: offset, at: path())
-    }
-
-    /// The number at `offset` as Clinger's fast path reads it, exactly rounded: at most 15 significant digits
-    /// scaled by a power of ten that a double holds exactly; `nil` for any other.
-    private func exactDouble(at offset: Int) -> Double? {
-        var index = offset
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        var significand: UInt64 = 0
-        var significantDigits = 0
-        var scale = 0
-        var inFraction = false
-        while true {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ".") {
-                inFraction = true
-            } else if case let digit = byte &- UInt8(ascii: "0"), digit < 10 {
-                if significand != 0 || digit != 0 { significantDigits += 1 }
-                significand = significand &* 10 &+ UInt64(digit)
-                if inFraction { scale -= 1 }
-            } else {
-                break
-            }
-            index += 1
-        }
-        guard significantDigits <= 15 else { return nil }
-        if bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            let negativeExponent = bytes[index] == UInt8(ascii: "-")
-            if negativeExponent || bytes[index] == UInt8(ascii: "+") { index += 1 }
-            var exponent = 0
-            while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
-                exponent = min(exponent * 10 + Int(digit), 1000)
-                index += 1
-            }
-            scale += negativeExponent ? -exponent : exponent
-        }
-        let powers: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
-        var value = Double(significand)
-        if significand != 0 {
-            guard scale >= -22, scale <= 22 else { return nil }
-            value = scale < 0 ? value / powers[-scale] : value * powers[scale]
-        }
-        return negative ? -value : value
     }
 
     /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
@@ -425,9 +377,7 @@ final class DirectDecoding {
     }
 
     func skipWhitespace(from offset: Int) -> Int {
-        var index = offset
-        while isJSONWhitespace(bytes[index]) { index += 1 }
-        return index
+        JSONScanner.endOfWhitespace(in: bytes, from: offset)
     }
 
     /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
@@ -775,30 +725,13 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         source.bytes[try value(of: key)] == UInt8(ascii: "n")
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try source.bool(at: try value(of: key), path: node.appending(key).path)
-    }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try source.string(at: try value(of: key), path: node.appending(key).path)
-    }
-
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try source.floatingPoint(type, at: try value(of: key), path: node.appending(key).path)
-    }
-
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try source.floatingPoint(type, at: try value(of: key), path: node.appending(key).path)
-    }
-
-    /// The usual integer, read without generics.
+    // The usual scalars without generics; every other type's requirement, which a generic method meets.
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
         try source.integer(type, at: try value(of: key), path: node.appending(key).path)
     }
 
-    /// Every other integer type's requirement, which a generic method meets.
-    func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try source.string(at: try value(of: key), path: node.appending(key).path)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -945,32 +878,7 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool {
-        try decodeNext(type) { try $0.bool(at: $1, path: $2()) }
-    }
-
-    mutating func decode(_ type: String.Type) throws -> String {
-        try decodeNext(type) { try $0.string(at: $1, path: $2()) }
-    }
-
-    mutating func decode(_ type: Double.Type) throws -> Double {
-        try decodeNext(type) { try $0.floatingPoint(type, at: $1, path: $2()) }
-    }
-
-    mutating func decode(_ type: Float.Type) throws -> Float {
-        try decodeNext(type) { try $0.floatingPoint(type, at: $1, path: $2()) }
-    }
-
-    /// The usual integer, read without generics.
-    mutating func decode(_ type: Int.Type) throws -> Int {
-        try decodeNext(type) { try $0.integer(type, at: $1, path: $2()) }
-    }
-
-    /// Every other integer type's requirement, which a generic method meets.
-    mutating func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
-        try decodeNext(type) { try $0.integer(type, at: $1, path: $2()) }
-    }
-
+    /// Every type's requirement, the scalars' too, which a generic method meets: `unwrap` reads those first.
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (node, key) = (node, currentKey)
         return try decodeNext(type) { source, offset, _ in
@@ -989,63 +897,6 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        try decodeNextIfPresent(type)
-    }
-
-    // Each type's own, as Foundation's: the protocol's defaults would not move past the end.
-    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? {
-        try decodeNextIfPresent(type)
-    }
-
-    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? {
         try decodeNextIfPresent(type)
     }
 

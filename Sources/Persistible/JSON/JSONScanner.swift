@@ -412,7 +412,19 @@ struct JSONScanner {
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
+        position = Self.endOfWhitespace(in: bytes, from: position)
+    }
+
+    /// Where the whitespace from `index` ends: eight spaces at a time, as indentation has them, then a byte at a time.
+    static func endOfWhitespace(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count, isJSONWhitespace(bytes[index]) {
+            index += 1
+            while index + 8 <= bytes.count, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) == 0x2020_2020_2020_2020 {
+                index += 8
+            }
+        }
+        return index
     }
 
     /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
