@@ -53,7 +53,7 @@ final class DirectDecoding {
     private let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
     /// The last object whose members were read, so that an array of records skips a record without reading it again.
-    var lastObjectRead = (start: -1, end: 0)
+    @exclusivity(unchecked) var lastObjectRead = (start: -1, end: 0)
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
@@ -162,7 +162,8 @@ final class DirectDecoding {
             return unsafeBitCast(try integer(Int.self, at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == Double.self {
-            return unsafeBitCast(try floatingPoint(Double.self, at: offset, path: parent.appending(key).path), to: T.self)
+            let double = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return unsafeBitCast(double, to: T.self)
         }
         if T.self == String.self {
             return unsafeBitCast(try string(at: offset, path: parent.appending(key).path), to: T.self)
@@ -192,8 +193,7 @@ final class DirectDecoding {
             }
             return try numberByFoundation(Decimal.self, at: offset) as! T
         }
-        if case .useDefaultKeys = configuration.keys {
-        } else if let dictionary = T.self as? any StringKeyedDictionary.Type {
+        if let dictionary = T.self as? any StringKeyedDictionary.Type {
             return try dictionary.decodeMembers(of: self, at: offset, path: parent.appending(key)) as! T
         }
         return try T(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
@@ -205,7 +205,8 @@ final class DirectDecoding {
         case .deferredToDate:
             return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         case .secondsSince1970:
-            return Date(timeIntervalSince1970: try floatingPoint(Double.self, at: offset, path: parent.appending(key).path))
+            let seconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return Date(timeIntervalSince1970: seconds)
         case .millisecondsSince1970:
             let milliseconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
             return Date(timeIntervalSince1970: milliseconds / 1000)
@@ -259,8 +260,8 @@ final class DirectDecoding {
     /// The string that `characters` spell; the scanner has checked their grammar, not their UTF-8.
     private func text(_ characters: UnsafeRawBufferPointer, escaped: Bool) throws -> String {
         let validated: String?? = escaped
-            ? JSONScanner.withUnescaped(characters) { utf8 -> String? in String(validating: utf8, as: UTF8.self) }
-            : .some(String(validating: characters, as: UTF8.self))
+            ? JSONScanner.withUnescaped(characters, validatedString)
+            : .some(validatedString(characters))
         guard let validated else {
             // A lone surrogate's escape, which Foundation reports as invalid JSON.
             throw NotValidJSON()
@@ -272,13 +273,28 @@ final class DirectDecoding {
         return string
     }
 
+    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, where `String(validating:)` would
+    /// cost generic metadata in each call.
+    private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
+        var index = 0
+        while index + 8 <= utf8.count,
+            utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+            index += 8
+        }
+        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return String(decoding: utf8, as: UTF8.self) }
+        return String(validating: utf8, as: UTF8.self)
+    }
+
     func integer<T: FixedWidthInteger & Decodable>(
         _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
     ) throws -> T {
         try checkNotNull(offset, type, at: path())
         guard isNumber(offset) else { throw typeMismatch(type, found: offset, at: path()) }
         // Read without generics, which would cost a call for each digit; `T` is only checked once.
-        guard let (magnitude, negative) = plainInteger(at: offset) else { return try numberByFoundation(type, at: offset) }
+        guard let (magnitude, negative) = plainInteger(at: offset) else {
+            return try numberByFoundation(type, at: offset)
+        }
         if !negative, let value = T(exactly: magnitude) {
             return value
         }
@@ -490,25 +506,31 @@ indirect enum CodingPathNode {
 struct DirectCodingKey: CodingKey {
     // Small enough for an existential's inline storage: an array's elements then allocate no key.
     private let name: String?
-    private let index: Int
+    /// `Int.min` for none.
+    private let number: Int
 
     var intValue: Int? {
-        name == nil ? index : nil
+        number == Int.min ? nil : number
     }
 
     /// Foundation's spelling, made only when asked for.
     var stringValue: String {
-        name ?? "Index \(index)"
+        name ?? "Index \(number)"
     }
 
     init(stringValue: String) {
+        self.init(stringValue: stringValue, intValue: nil)
+    }
+
+    /// The key of a dictionary's member, which the standard library's own decoding numbers where it can.
+    init(stringValue: String, intValue: Int?) {
         name = stringValue
-        index = 0
+        number = intValue ?? Int.min
     }
 
     init(intValue: Int) {
         name = nil
-        index = intValue
+        number = intValue
     }
 
     static let superKey = DirectCodingKey(stringValue: "super")
@@ -531,17 +553,19 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try checkContainer(opening: UInt8(ascii: "{"), [String: Any].self, "keyed")
+        try checkContainer(opening: UInt8(ascii: "{"))
         return KeyedDecodingContainer(try DirectKeyedContainer<Key>(source: source, offset: offset, node: node))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try checkContainer(opening: UInt8(ascii: "["), [Any].self, "unkeyed")
+        try checkContainer(opening: UInt8(ascii: "["))
         return DirectUnkeyedContainer(source: source, offset: offset, node: node)
     }
 
-    private func checkContainer(opening: UInt8, _ type: Any.Type, _ kind: String) throws {
+    func checkContainer(opening: UInt8) throws {
         guard source.bytes[offset] != opening else { return }
+        let (type, kind): (Any.Type, String) = opening == UInt8(ascii: "{")
+            ? ([String: Any].self, "keyed") : ([Any].self, "unkeyed")
         guard source.bytes[offset] != UInt8(ascii: "n") else {
             let description = "Cannot get \(kind) decoding container -- found null value instead"
             throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath,
@@ -583,22 +607,38 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// A `[String: Value]`, which Foundation decodes member by member, keys as they are spelled, under a key strategy.
+/// A `[String: Value]`, read member by member. Foundation does so, keys as they are spelled, under a key strategy;
+/// under none, `init(from:)` reads the keys that its container lists, which is the same but for which of two wrong
+/// values it names first (Foundation's in the order of its hashing, ours in the document's).
 protocol StringKeyedDictionary {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
-        try source.checkNotNull(offset, [String: Any].self, at: path.path)
+        guard case .useDefaultKeys = source.configuration.keys else {
+            try source.checkNotNull(offset, [String: Any].self, at: path.path)
+            return try decodeAllMembers(of: source, at: offset, path: path, asContainer: false)
+        }
+        // The errors of `container(keyedBy:)`, which `init(from:)` would ask for.
+        try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
+        return try decodeAllMembers(of: source, at: offset, path: path, asContainer: true)
+    }
+
+    /// As a container reads them, the first of two members with one key alone, numbers in keys as numbers too; or
+    /// as Foundation does under a key strategy, all, the first kept.
+    private static func decodeAllMembers(
+        of source: DirectDecoding, at offset: Int, path: CodingPathNode, asContainer: Bool
+    ) throws -> Self {
         guard source.bytes[offset] == UInt8(ascii: "{") else {
             throw source.typeMismatch([String: Any].self, found: offset, at: path.path)
         }
         var result: [String: Value] = [:]
-        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, escaped, value in
+        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, _, value in
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
-            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: DirectCodingKey(stringValue: name))
-            // The first of two members with one key is the one kept.
+            guard !asContainer || result[name] == nil else { return }
+            let codingKey = DirectCodingKey(stringValue: name, intValue: asContainer ? Int(name) : nil)
+            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
             if result[name] == nil { result[name] = decoded }
         }
         return result
@@ -630,7 +670,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             } else {
                 highBits |= spelled.reduce(0) { $0 | $1 }
             }
-            members.list.append(ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name))
+            let member = ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name)
+            members.list.append(member)
         }
         members.comparesStrings = highBits >= 0x80
         let list = members.list
@@ -709,9 +750,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func value(of key: Key) throws -> Int {
         guard let offset = valueOffset(of: key) else {
-            let context = DecodingError.Context(
-                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."
-            )
+            let description = "No value associated with key \(key) (\"\(key.stringValue)\")."
+            let context = DecodingError.Context(codingPath: codingPath, debugDescription: description)
             throw DecodingError.keyNotFound(key, context)
         }
         return offset
@@ -767,7 +807,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key)).container(keyedBy: type)
+        let decoder = DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key))
+        return try decoder.container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -799,8 +840,9 @@ private struct ObjectMember {
 
 /// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
 private final class ObjectMembers {
-    var list: [ObjectMember] = []
-    var lastFound = 0
+    // Unchecked: no access to them overlaps another, and checking each costs more than the search.
+    @exclusivity(unchecked) var list: [ObjectMember] = []
+    @exclusivity(unchecked) var lastFound = 0
     /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
     var comparesStrings = false
     /// Whether two members may have one key, of which the first is the one Foundation keeps.

@@ -415,13 +415,18 @@ struct JSONScanner {
         position = Self.endOfWhitespace(in: bytes, from: position)
     }
 
-    /// Where the whitespace from `index` ends: eight spaces at a time, as indentation has them, then a byte at a time.
+    /// Where the whitespace from `index` ends; the spaces that indent a line are counted eight bytes at a time.
+    @inline(__always)
     static func endOfWhitespace(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
         var index = index
         while index < bytes.count, isJSONWhitespace(bytes[index]) {
             index += 1
-            while index + 8 <= bytes.count, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) == 0x2020_2020_2020_2020 {
-                index += 8
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let notSpaces = word ^ 0x2020_2020_2020_2020
+                // The first byte that is not a space is the lowest nonzero one.
+                index += notSpaces.trailingZeroBitCount / 8
+                if notSpaces != 0 { break }
             }
         }
         return index
@@ -532,9 +537,13 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let (literal, letters): (Expectation, StaticString) = byte == UInt8(ascii: "t")
-                        ? (.trueLiteral, "true") : byte == UInt8(ascii: "f") ? (.falseLiteral, "false") : (.nullLiteral, "null")
-                    guard skip(letters.utf8CodeUnitCount, literal, { letters.utf8Start[$0] == $1 }) else { return false }
+                    let (literal, letters): (Expectation, StaticString) = switch byte {
+                    case UInt8(ascii: "t"): (.trueLiteral, "true")
+                    case UInt8(ascii: "f"): (.falseLiteral, "false")
+                    default: (.nullLiteral, "null")
+                    }
+                    let matches = { (offset: Int, byte: UInt8) in letters.utf8Start[offset] == byte }
+                    guard skip(letters.utf8CodeUnitCount, literal, matches) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
