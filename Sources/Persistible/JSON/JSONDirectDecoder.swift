@@ -4,8 +4,8 @@ import Foundation
 
 extension JSONDecoder {
     /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
-    /// directly where they are strict UTF-8 JSON and this decoder's configuration is one that the direct decoder
-    /// supports; anything else is left to `decode(_:from:)` itself.
+    /// directly where they are strict JSON in UTF-8. Anything else is left to `decode(_:from:)` itself: JSON5, a top
+    /// level dictionary without braces, a strategy such as `.formatted`, a string read that is not UTF-8.
     ///
     /// ```swift
     /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
@@ -18,16 +18,16 @@ extension JSONDecoder {
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
     ///   own `init(from:)`.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        guard let configuration = DirectDecoding.Configuration(self), JSONScanner.isStrictJSON(data) else {
+        guard !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
-        let source = DirectDecoding(data, configuration: configuration, decoder: self)
+        let source = DirectDecoding(data, decoder: self)
         do {
             let value = try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
-            return source.metTextThatIsNotUTF8 ? try decode(type, from: data) : value
+            return source.needsFoundation ? try decode(type, from: data) : value
         } catch {
             // Whatever a type's `init(from:)` made of the error thrown there.
-            if source.metTextThatIsNotUTF8 { return try decode(type, from: data) }
+            if source.needsFoundation { return try decode(type, from: data) }
             guard error is DirectDecoding.NotValidJSON else { throw error }
             // What Foundation throws for a number or string it cannot represent, wherever it is.
             let context = DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.")
@@ -47,7 +47,10 @@ final class DirectDecoding {
     let firstValue: Int
     /// Where a `null` lies after the copied bytes, for a `superDecoder(forKey:)` whose key is missing.
     let nullValue: Int
-    let configuration: Configuration
+    let dates: JSONDecoder.DateDecodingStrategy
+    let dataStrategy: JSONDecoder.DataDecodingStrategy
+    let keys: JSONDecoder.KeyDecodingStrategy
+    let floats: JSONDecoder.NonConformingFloatDecodingStrategy
     let userInfo: [CodingUserInfoKey: Any]
     /// For numbers whose conversion only Foundation decides exactly, and keys under `.convertFromSnakeCase`.
     private let foundation: JSONDecoder
@@ -58,16 +61,20 @@ final class DirectDecoding {
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
 
-    /// Whether a string read was not UTF-8, which only Foundation reports as it does: it decodes the bytes again.
-    private(set) var metTextThatIsNotUTF8 = false
+    /// Whether the decode met what only Foundation reads as it does (a string read that is not UTF-8, a strategy
+    /// added after this was written): Foundation then decodes the bytes again.
+    private(set) var needsFoundation = false
 
-    init(_ data: Data, configuration: Configuration, decoder: JSONDecoder) {
+    init(_ data: Data, decoder: JSONDecoder) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
         data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
         nullValue = data.count
         copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
         bytes = UnsafeRawBufferPointer(copy)
-        self.configuration = configuration
+        dates = decoder.dateDecodingStrategy
+        dataStrategy = decoder.dataDecodingStrategy
+        keys = decoder.keyDecodingStrategy
+        floats = decoder.nonConformingFloatDecodingStrategy
         userInfo = decoder.userInfo
         foundation = decoder
         var start = 0
@@ -79,75 +86,10 @@ final class DirectDecoding {
         bytes.deallocate()
     }
 
-    /// The strategies of a `JSONDecoder` that the direct decoder applies as Foundation does; `nil` for any other.
-    struct Configuration {
-        enum Dates {
-            case deferredToDate, secondsSince1970, millisecondsSince1970, iso8601
-            case custom(@Sendable (any Decoder) throws -> Date)
-        }
-
-        enum Bytes {
-            case deferredToData, base64
-            case custom(@Sendable (any Decoder) throws -> Data)
-        }
-
-        enum Keys {
-            case useDefaultKeys, convertFromSnakeCase
-            case custom(@Sendable ([any CodingKey]) -> any CodingKey)
-        }
-
-        var dates: Dates
-        var data: Bytes
-        var keys: Keys
-        /// The strings that stand for infinity, minus infinity and NaN, if any do.
-        var nonConformingFloats: (positiveInfinity: String, negativeInfinity: String, nan: String)?
-
-        // `if case` rather than `switch`: which cases exist depends on the platform's Foundation.
-        init?(_ decoder: JSONDecoder) {
-            guard !decoder.allowsJSON5, !decoder.assumesTopLevelDictionary else { return nil }
-            let dates = decoder.dateDecodingStrategy
-            if case .deferredToDate = dates {
-                self.dates = .deferredToDate
-            } else if case .secondsSince1970 = dates {
-                self.dates = .secondsSince1970
-            } else if case .millisecondsSince1970 = dates {
-                self.dates = .millisecondsSince1970
-            } else if case .iso8601 = dates {
-                self.dates = .iso8601
-            } else if case .custom(let read) = dates {
-                self.dates = .custom(read)
-            } else {
-                return nil
-            }
-            let data = decoder.dataDecodingStrategy
-            if case .deferredToData = data {
-                self.data = .deferredToData
-            } else if case .base64 = data {
-                self.data = .base64
-            } else if case .custom(let read) = data {
-                self.data = .custom(read)
-            } else {
-                return nil
-            }
-            let keys = decoder.keyDecodingStrategy
-            if case .useDefaultKeys = keys {
-                self.keys = .useDefaultKeys
-            } else if case .convertFromSnakeCase = keys {
-                self.keys = .convertFromSnakeCase
-            } else if case .custom(let convert) = keys {
-                self.keys = .custom(convert)
-            } else {
-                return nil
-            }
-            let floats = decoder.nonConformingFloatDecodingStrategy
-            if case .throw = floats {
-                nonConformingFloats = nil
-            } else if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = floats {
-                nonConformingFloats = (positiveInfinity, negativeInfinity, nan)
-            } else {
-                return nil
-            }
-        }
+    /// Leaves the decode to Foundation, whatever a type's `init(from:)` makes of the error thrown.
+    private func leaveToFoundation() -> NotValidJSON {
+        needsFoundation = true
+        return NotValidJSON()
     }
 
     // MARK: Values of the types Foundation treats specially
@@ -201,30 +143,32 @@ final class DirectDecoding {
 
     private func date(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Date {
         try checkNotNull(offset, Date.self, at: parent.appending(key).path)
-        switch configuration.dates {
-        case .deferredToDate:
-            return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
-        case .secondsSince1970:
+        // `if case` rather than `switch`: which cases there are depends on the platform's Foundation.
+        if case .secondsSince1970 = dates {
             let seconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
             return Date(timeIntervalSince1970: seconds)
-        case .millisecondsSince1970:
+        } else if case .millisecondsSince1970 = dates {
             let milliseconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
             return Date(timeIntervalSince1970: milliseconds / 1000)
-        case .iso8601:
+        } else if case .iso8601 = dates {
             let string = try string(at: offset, path: parent.appending(key).path)
             guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
                 // Foundation names the path of the container, not the value's.
                 throw corrupted("Expected date string to be ISO8601-formatted.", at: parent.path)
             }
             return date
-        case .custom(let read):
+        } else if case .custom(let read) = dates {
             return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        } else if case .deferredToDate = dates {
+            return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         }
+        // `.formatted`, on Apple platforms.
+        throw leaveToFoundation()
     }
 
     private func data(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Data {
         try checkNotNull(offset, Data.self, at: parent.appending(key).path)
-        switch configuration.data {
+        switch dataStrategy {
         case .deferredToData:
             return try Data(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         case .base64:
@@ -237,6 +181,8 @@ final class DirectDecoding {
             return data
         case .custom(let read):
             return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        @unknown default:
+            throw leaveToFoundation()
         }
     }
 
@@ -266,10 +212,7 @@ final class DirectDecoding {
             // A lone surrogate's escape, which Foundation reports as invalid JSON.
             throw NotValidJSON()
         }
-        guard let string = validated else {
-            metTextThatIsNotUTF8 = true
-            throw NotValidJSON()
-        }
+        guard let string = validated else { throw leaveToFoundation() }
         return string
     }
 
@@ -337,13 +280,15 @@ final class DirectDecoding {
             }
             return value
         }
-        if bytes[offset] == UInt8(ascii: "\""), let strings = configuration.nonConformingFloats {
+        if bytes[offset] == UInt8(ascii: "\""),
+            case .convertFromString(let infinity, let minusInfinity, let nan) = floats
+        {
             let (characters, escaped) = stringCharacters(at: offset)
             if !escaped {
                 let string = bytes[characters]
-                if string.elementsEqual(strings.positiveInfinity.utf8) { return T.infinity }
-                if string.elementsEqual(strings.negativeInfinity.utf8) { return -T.infinity }
-                if string.elementsEqual(strings.nan.utf8) { return T.nan }
+                if string.elementsEqual(infinity.utf8) { return T.infinity }
+                if string.elementsEqual(minusInfinity.utf8) { return -T.infinity }
+                if string.elementsEqual(nan.utf8) { return T.nan }
             }
         }
         throw typeMismatch(type, found: offset, at: path())
@@ -465,17 +410,19 @@ final class DirectDecoding {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
         // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
         let plain = !escaped && !raw.contains { $0 >= 0x80 }
-        if case .useDefaultKeys = configuration.keys, plain {
+        if case .useDefaultKeys = keys, plain {
             return nil
         }
         let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
-        switch configuration.keys {
+        switch keys {
         case .useDefaultKeys:
             return escaped ? key : nil
         case .convertFromSnakeCase:
             return keyReading.read(key, at: [])
         case .custom(let convert):
             return convert(path() + [DirectCodingKey(stringValue: key)]).stringValue
+        @unknown default:
+            throw leaveToFoundation()
         }
     }
 }
@@ -616,7 +563,7 @@ protocol StringKeyedDictionary {
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
-        guard case .useDefaultKeys = source.configuration.keys else {
+        guard case .useDefaultKeys = source.keys else {
             try source.checkNotNull(offset, [String: Any].self, at: path.path)
             return try decodeAllMembers(of: source, at: offset, path: path, asContainer: false)
         }
