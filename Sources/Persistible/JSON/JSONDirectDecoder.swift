@@ -5,7 +5,7 @@ import Foundation
 extension JSONDecoder {
     /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
     /// directly where they are strict JSON in UTF-8. Anything else is left to `decode(_:from:)` itself: JSON5, a top
-    /// level dictionary without braces, a strategy such as `.formatted`, a string read that is not UTF-8.
+    /// level dictionary without braces, a strategy such as `.formatted`.
     ///
     /// ```swift
     /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
@@ -61,8 +61,8 @@ final class DirectDecoding {
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
 
-    /// Whether the decode met what only Foundation reads as it does (a string read that is not UTF-8, a strategy
-    /// added after this was written): Foundation then decodes the bytes again.
+    /// Whether the decode met a strategy that only Foundation knows (`.formatted` on Apple platforms, one added
+    /// later): Foundation then decodes the bytes again.
     private(set) var needsFoundation = false
 
     init(_ data: Data, decoder: JSONDecoder) {
@@ -205,14 +205,10 @@ final class DirectDecoding {
 
     /// The string that `characters` spell; the scanner has checked their grammar, not their UTF-8.
     private func text(_ characters: UnsafeRawBufferPointer, escaped: Bool) throws -> String {
-        let validated: String?? = escaped
-            ? JSONScanner.withUnescaped(characters, validatedString)
-            : .some(validatedString(characters))
-        guard let validated else {
-            // A lone surrogate's escape, which Foundation reports as invalid JSON.
-            throw NotValidJSON()
-        }
-        guard let string = validated else { throw leaveToFoundation() }
+        let string = escaped
+            ? JSONScanner.withUnescaped(characters, validatedString) ?? nil : validatedString(characters)
+        // A lone surrogate's escape, or bytes that are not UTF-8: Foundation reports either as invalid JSON.
+        guard let string else { throw NotValidJSON() }
         return string
     }
 
