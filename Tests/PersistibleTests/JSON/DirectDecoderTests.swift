@@ -56,8 +56,16 @@ import Testing
         expectSame(Only.self, key)
     }
 
-    struct Only: Decodable {
+    struct Only: Decodable, Equatable {
         var a: String
+    }
+
+    @Test func aSliceOfLargerDataDecodesFromItsOwnStart() {
+        let file = Data(#"[{"a":"first"},{"a":"second"}]"#.utf8)
+        let slice = file[15..<29]
+        #expect(slice.startIndex == 15)
+        #expect((try? JSONDecoder().decodeDirectly(Only.self, from: slice))?.a == "second")
+        expectSame(Only.self, slice)
     }
 
     @Test func bytesThatAreNotStrictJSONAreLeftToFoundation() {
