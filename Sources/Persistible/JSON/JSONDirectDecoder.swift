@@ -398,17 +398,15 @@ final class DirectDecoding {
         }
     }
 
-    /// The key that the member spelled `characters` (escapes as stored) stands for under the key strategy, in an
-    /// object at `path`; `nil` if it reads as its bytes do.
-    func readKey(_ characters: Range<Int>, escaped: Bool, at path: @autoclosure () -> [any CodingKey]) throws
-        -> String?
-    {
+    /// The key that the member spelled `characters` (escapes as stored; `plain` if none is, and all are ASCII) stands
+    /// for under the key strategy, in an object at `path`; `nil` if it reads as its bytes do.
+    func readKey(_ characters: Range<Int>, plain: Bool, at path: @autoclosure () -> [any CodingKey]) throws -> String? {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
         // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
-        let plain = !escaped && !raw.contains { $0 >= 0x80 }
         if case .useDefaultKeys = keys, plain {
             return nil
         }
+        let escaped = raw.contains(UInt8(ascii: "\\"))
         let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
         switch keys {
         case .useDefaultKeys:
@@ -604,14 +602,14 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         members.list.reserveCapacity(8)
         var highBits: UInt8 = 0
         try Self.forEachMember(of: source, at: offset) { characters, escaped, value in
-            let name = try source.readKey(characters, escaped: escaped, at: node.path)
             let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
-            var fingerprint = fingerprintOf(spelled)
+            var (fingerprint, spelledHighBits) = fingerprintOf(spelled)
+            let plain = !escaped && spelledHighBits < 0x80
+            let name = try source.readKey(characters, plain: plain, at: node.path)
+            highBits |= spelledHighBits
             if var name {
-                fingerprint = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
-                highBits |= name.utf8.reduce(0) { $0 | $1 }
-            } else {
-                highBits |= spelled.reduce(0) { $0 | $1 }
+                (fingerprint, spelledHighBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
+                highBits |= spelledHighBits
             }
             let member = ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name)
             members.list.append(member)
@@ -671,10 +669,10 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return wanted.withUTF8 { utf8 in
             let keyBytes = UnsafeRawBufferPointer(utf8)
             let list = members.list
-            if members.comparesStrings || keyBytes.contains(where: { $0 >= 0x80 }) {
+            let (fingerprint, highBits) = fingerprintOf(keyBytes)
+            if members.comparesStrings || highBits != 0 {
                 return list.first { self.name(of: $0) == name }?.value
             }
-            let fingerprint = fingerprintOf(keyBytes)
             // From the last found: asked again, as `decodeIfPresent` does, or the next one, as `init(from:)` does.
             let start = members.mayRepeatKeys ? 0 : members.lastFound
             for index in start..<list.count where list[index].fingerprint == fingerprint {
@@ -792,13 +790,15 @@ private final class ObjectMembers {
     var mayRepeatKeys = false
 }
 
-/// FNV-1a of a key's bytes, compared before the bytes are.
-private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+/// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII.
+private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> (fingerprint: UInt64, highBits: UInt8) {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var highBits: UInt8 = 0
     for byte in bytes {
         hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        highBits |= byte
     }
-    return hash
+    return (hash, highBits & 0x80)
 }
 
 // MARK: - Unkeyed containers
