@@ -18,7 +18,7 @@ let package = Package(
             // where the process tests start them.
             dependencies: [
                 "Persistible", "PersonDemo", "StressWriter", "SettingsWriter", "PersistibleProbe", "VersionedWriter",
-                "ChangeWriter",
+                "ChangeWriter", "PersistibleEssentialsTool",
             ],
             // Files earlier versions wrote, read by path: they are evidence, not resources to ship.
             exclude: ["Fixtures"]
@@ -31,6 +31,10 @@ let package = Package(
         .executableTarget(name: "PersistibleProbe", dependencies: ["Persistible"], path: "Tests/Probe"),
         // Two versions of one model writing the same file, for the model evolution tests.
         .executableTarget(name: "VersionedWriter", dependencies: ["Persistible"], path: "Tests/VersionedWriter"),
+        // A tool on the package and FoundationEssentials alone, to show which libraries its process maps.
+        .executableTarget(
+            name: "PersistibleEssentialsTool", dependencies: ["Persistible"], path: "Tests/EssentialsTool"
+        ),
         // A child process that changes a file in every way the watching tests must see.
         .executableTarget(name: "ChangeWriter", dependencies: ["Persistible"], path: "Tests/ChangeWriter"),
 

@@ -9,8 +9,10 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--only shapes|command] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
+          --only shapes    only the section "Document shapes", to compare decoders in a minute
+          --only command   only the section "A command-line call"
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -42,6 +44,11 @@ enum Command {
             switch argument {
             case "--quick":
                 settings.quick = true
+            case "--only":
+                guard let section = remaining.popFirst().flatMap(Settings.Section.init(rawValue:)) else {
+                    throw UsageError(description: "--only expects a section: shapes or command")
+                }
+                settings.only = section
             case "--output":
                 guard let directory = remaining.popFirst() else {
                     throw UsageError(description: "--output expects a directory")
@@ -60,6 +67,12 @@ enum Command {
 
 struct Settings {
     var quick = false
+    /// The one section to run, or `nil` for all.
+    var only: Section?
+
+    enum Section: String {
+        case shapes, command
+    }
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 
     var plan: Plan { Plan(quick: quick) }

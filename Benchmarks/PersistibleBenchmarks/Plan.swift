@@ -83,4 +83,9 @@ struct Plan {
 
     /// Rounds of the command-line section: at 100,000 records a round starts four processes that read the file.
     var coldCommandRepetitions: Int { quick ? 3 : 15 }
+
+    /// The size of each document shape's file; a load of 10 MB takes a few hundred milliseconds.
+    var shapeFileBytes: Int { quick ? 1_000_000 : 10_000_000 }
+
+    var shapeRepetitions: Int { quick ? 3 : 9 }
 }

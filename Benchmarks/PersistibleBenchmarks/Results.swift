@@ -149,6 +149,15 @@ struct ColdOneRecordResult {
     var helloFoundation = Samples()
 }
 
+/// A cold load of a file of n records of one document shape, against Foundation decoding the same file.
+struct ShapeResult {
+    var shape: String
+    var n: Int
+    var fileBytes: Int
+    var package: Samples
+    var reference: Samples
+}
+
 struct Results {
     var plan: Plan
     var bulk: [BulkResult] = []
@@ -166,6 +175,7 @@ struct Results {
     var coldOneRecord: ColdOneRecordResult?
     /// Why the command-line section did not run, if it did not.
     var coldCommandSkipped: String?
+    var shapes: [ShapeResult] = []
     var started = Date()
     var elapsedSeconds: Double = 0
 }

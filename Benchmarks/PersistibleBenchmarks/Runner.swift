@@ -22,7 +22,16 @@ enum Runner {
             // Both the package and the article's reference write into the sandbox, and nowhere else.
             try withArchiveDirectory(sandbox.url) {
                 try ArticleSandbox.$directory.withValue(sandbox.url) {
-                    try measure(plan: plan, sandbox: sandbox, into: &results)
+                    switch settings.only {
+                    case nil:
+                        try measure(plan: plan, sandbox: sandbox, into: &results)
+                        // Last, so that the sections measured before it run as they did before it existed.
+                        results.shapes = try ShapesWorkload(plan: plan).run()
+                    case .shapes:
+                        results.shapes = try ShapesWorkload(plan: plan).run()
+                    case .command:
+                        try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
+                    }
                 }
             }
         } catch {

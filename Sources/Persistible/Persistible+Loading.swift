@@ -66,10 +66,15 @@ extension Persistible where Self: Codable & Hashable & Identifiable {
     /// The stored value with this `id`, or `nil` when the file holds none, or there is no file; of several values
     /// with this `id` (written by other means), the last, which a write of them all keeps.
     ///
+    /// Where the file is not cached, the lookup reads the other records' `id`s from their bytes and decodes only the
+    /// record it returns and the last one, so that it costs a command-line call the file's scan, not its decode;
+    /// a record it does not decode is not checked, so another version's record elsewhere in the file is no error.
+    ///
     /// - Parameter id: The identity to look for.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does, except that no file is no error.
+    /// - Throws: ``PersistenceError``, as ``loadListFromFile()`` does for the file and the records it decodes,
+    ///   except that no file is no error.
     public static func loadFromFile(id: ID) throws -> Self? {
-        try archive().read()?.contents.values.last { $0.id == id }
+        try archive().record(withID: id)
     }
 }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 // MARK: - Committing
 
@@ -16,6 +21,13 @@ extension Archive {
     ) throws {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
         var state = stored.take()
+        if state?.undecoded != nil {
+            // Records read as bytes alone are only appended to.
+            guard try append(to: &state!, from: &plan, file: file, remembering: remembering) else {
+                throw UndecodedRecords.SpliceRefused()
+            }
+            return
+        }
         // A plan that asks for a single value is written as one even over an empty array.
         if state?.stale.isEmpty == true, state?.isSingleValue == false, !plan.writesSingleValue, plan.onlyAppended,
             try append(to: &state!, from: &plan, file: file, remembering: remembering)
@@ -85,6 +97,8 @@ extension Archive {
         let appended = Array(plan.records[plan.storedCount...])
         try refuseIdentitiesOfUnreadable(in: state, written: appended)
         let encoded = try encode(array: appended)
+        let keys = state.undecoded == nil ? [] : appended.map(RecordIdentity<Value>().of)
+        if let undecoded = state.undecoded, !undecoded.storesIdentities(keys, in: encoded) { return false }
         // Taken out of the state, so that the splice changes the only copy in place instead of copying the file.
         var bytes = Data()
         swap(&bytes, &state.bytes)
@@ -95,6 +109,11 @@ extension Archive {
         let unchangedPrefix = AtomicFile.UnchangedPrefix(length: kept, identity: state.identity)
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
+        if state.undecoded != nil {
+            state.undecoded?.noteAppended(keys)
+            keep(state)
+            return true
+        }
         plan.move(into: &state)
         state.noteWritten(appended.count, as: encoded, decoder: decoder, remembering: remembering)
         keep(state)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // The one place where what the platform, the lock, the decoder and the encoder throw becomes the public error.
 
@@ -77,7 +81,9 @@ extension Archive {
         if path.hasPrefix(".") { path.removeFirst() }
         var detail = context.debugDescription
         if case .keyNotFound(let key, _) = error { detail = "No value for the key '\(key.stringValue)'." }
-        if let underlying = context.underlyingError { detail += " (\(underlying.localizedDescription))" }
+        if let underlying = context.underlyingError {
+            detail += " (\((underlying as? LocalizedError)?.errorDescription ?? "\(underlying)"))"
+        }
         return (path, detail)
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The members of ``Persistible/archiveDefaults``'s encoding, ready to be inserted into records that lack them. Keys
 /// are matched as bytes, which is all most records pay; they are unescaped and compared as ``KeyReading`` reads them

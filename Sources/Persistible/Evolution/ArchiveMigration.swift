@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How to read records that an earlier version of a type wrote: decode them as a frozen copy of that version, then
 /// convert them (see <doc:ModelEvolution#A-field-renamed-or-its-type-changed>).

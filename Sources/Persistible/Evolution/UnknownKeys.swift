@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a stored record holds beyond the encoding of the value read from it (keys its type does not know, values it
 /// read as other values), and how to carry that into the record's new encoding.

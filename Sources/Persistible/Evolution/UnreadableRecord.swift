@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One record of a file that no version of its type reads, with its bytes exactly as stored, as
 /// ``Persistible/salvageFile()`` and ``Persistible/unreadableRecords()`` return it.

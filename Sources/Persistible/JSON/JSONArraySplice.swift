@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Appends encoded values to an encoded JSON array without decoding or re-encoding what it holds: in the package's
 /// pretty-printed format, `[c]` appended to `[a, b]` gives the bytes of `[a, b, c]` and the file's final newline;

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // MARK: - Decoding directly from the bytes
 
@@ -334,7 +338,12 @@ final class DirectDecoding {
     }
 
     func skipWhitespace(from offset: Int) -> Int {
-        JSONScanner.endOfWhitespace(in: bytes, from: offset)
+        var index = offset
+        while isJSONWhitespace(bytes[index]) {
+            index += 1
+            if bytes[index - 1] == UInt8(ascii: "\n") { index = JSONScanner.endOfSpaces(in: bytes, from: index) }
+        }
+        return index
     }
 
     /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
@@ -342,11 +351,7 @@ final class DirectDecoding {
         var index = offset + 1
         var escaped = false
         while true {
-            while index + 8 <= bytes.count,
-                !containsStringDelimiter(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            {
-                index += 8
-            }
+            index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: index)
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where values lie in strict UTF-8 JSON (a byte order mark aside), found without decoding or allocating per value;
 /// other bytes give `nil`, for the decoder or ``StrictJSON``. Offsets count from the first byte scanned.
@@ -37,6 +41,40 @@ struct JSONScanner {
                 return true
             }
             return read ? ranges : nil
+        }
+    }
+
+    /// Each element of the array that `data` holds, with the range of the value of its member `key` where it is an
+    /// object that has that key once, spelled without escapes and no other key escaped; `nil` if `data` does not
+    /// hold one JSON array. Each element's other members are checked, not collected.
+    static func elementRanges(of data: Data, member key: String) -> [(element: Range<Int>, member: Range<Int>?)]? {
+        let name = Array(key.utf8)
+        var elements: [(element: Range<Int>, member: Range<Int>?)] = []
+        return reading(data) { scanner in
+            let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                scanner.skipWhitespace()
+                let start = scanner.position
+                guard scanner.current == UInt8(ascii: "{") else {
+                    guard let element = scanner.value() else { return false }
+                    elements.append((element, nil))
+                    return true
+                }
+                var (member, unsure): (Range<Int>?, Bool) = (nil, false)
+                let read = scanner.container(UInt8(ascii: "{")) { scanner in
+                    guard let keyRange = scanner.key(), let value = scanner.value() else { return false }
+                    let stored = scanner.bytes[keyRange]
+                    if stored.count == name.count, stored.elementsEqual(name) {
+                        unsure = unsure || member != nil
+                        member = value
+                    } else if stored.contains(UInt8(ascii: "\\")) {
+                        unsure = true
+                    }
+                    return true
+                }
+                elements.append((start..<scanner.position, unsure ? nil : member))
+                return read
+            }
+            return read ? elements : nil
         }
     }
 
@@ -88,13 +126,18 @@ struct JSONScanner {
             guard let byte = rest.first else { return "the end of the file" }
             let names = [0x20: "a space", 0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab"]
             if let name = names[Int(byte)] { return name }
-            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(String(format: "%04X", byte))" }
+            guard byte >= 0x20, byte != 0x7F else { return "the control character U+\(hex(byte, digits: 4))" }
             var iterator = rest.makeIterator()
             var parser = Unicode.UTF8.ForwardParser()
             guard case .valid(let encoded) = parser.parseScalar(from: &iterator) else {
-                return "the byte 0x\(String(format: "%02X", byte)), which is not UTF-8"
+                return "the byte 0x\(hex(byte, digits: 2)), which is not UTF-8"
             }
             return "'\(Character(Unicode.UTF8.decode(encoded)))'"
+        }
+
+        private static func hex(_ byte: UInt8, digits: Int) -> String {
+            let text = String(byte, radix: 16, uppercase: true)
+            return String(repeating: "0", count: digits - text.count) + text
         }
     }
 
@@ -411,25 +454,14 @@ struct JSONScanner {
         if position == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
-    private mutating func skipWhitespace() {
-        position = Self.endOfWhitespace(in: bytes, from: position)
-    }
-
-    /// Where the whitespace from `index` ends; the spaces that indent a line are counted eight bytes at a time.
+    // Inlined, as are `skipString` and `skipDigits`: called at every step of a scan, a call costs what the step does.
     @inline(__always)
-    static func endOfWhitespace(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
-        var index = index
-        while index < bytes.count, isJSONWhitespace(bytes[index]) {
-            index += 1
-            while index + 8 <= bytes.count {
-                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let notSpaces = word ^ 0x2020_2020_2020_2020
-                // The first byte that is not a space is the lowest nonzero one.
-                index += notSpaces.trailingZeroBitCount / 8
-                if notSpaces != 0 { break }
-            }
+    private mutating func skipWhitespace() {
+        while position < bytes.count, isJSONWhitespace(bytes[position]) {
+            position += 1
+            // Indentation follows a line break in the files the package writes: a run of spaces, a word at a time.
+            if bytes[position - 1] == UInt8(ascii: "\n") { skipSpaces() }
         }
-        return index
     }
 
     /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
@@ -537,13 +569,13 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     guard skipString() else { return false }
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let (literal, letters): (Expectation, StaticString) = switch byte {
-                    case UInt8(ascii: "t"): (.trueLiteral, "true")
-                    case UInt8(ascii: "f"): (.falseLiteral, "false")
-                    default: (.nullLiteral, "null")
-                    }
-                    let matches = { (offset: Int, byte: UInt8) in letters.utf8Start[offset] == byte }
-                    guard skip(letters.utf8CodeUnitCount, literal, matches) else { return false }
+                    // Letter by letter only where the word is not whole, to say where it goes wrong.
+                    if skipWholeLiteral(startingWith: byte) { break }
+                    let literal: Expectation = byte == UInt8(ascii: "t")
+                        ? .trueLiteral : byte == UInt8(ascii: "f") ? .falseLiteral : .nullLiteral
+                    // The letters between the quotes of what is expected.
+                    let letters = literal.rawValue.utf8.dropFirst()
+                    guard skip(letters.count - 1, literal, { letters.dropFirst($0).first == $1 }) else { return false }
                 default:
                     guard skipNumber() else { return false }
                 }
@@ -567,16 +599,12 @@ struct JSONScanner {
         }
     }
 
+    @inline(__always)
     private mutating func skipString() -> Bool {
         position += 1
-        while position < bytes.count {
-            // Eight bytes at a time while none ends the string, starts an escape or is a control character.
-            while position + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                guard !containsStringDelimiter(word) else { break }
-                position += 8
-            }
-            guard position < bytes.count else { break }
+        while true {
+            skipOrdinaryCharacters()
+            guard position < bytes.count else { return fail(.stringEnd) }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
@@ -600,7 +628,112 @@ struct JSONScanner {
             }
             position += 1
         }
-        return fail(.stringEnd)
+    }
+
+    // MARK: - Eight bytes at a time
+    // Each word holds the eight bytes from `position` with the first in its lowest byte, whatever the platform's byte
+    // order, so that a word's first flagged byte is at `trailingZeroBitCount / 8`. Words never reach past the bytes:
+    // the last few are left to the byte-by-byte loops.
+
+    /// Moves past a string's characters up to the next `"`, `\` or control character, a word at a time while a whole
+    /// word remains. A byte that it stops at needlessly, past a flagged one, the byte-by-byte loop reads on.
+    private mutating func skipOrdinaryCharacters() {
+        position = Self.endOfOrdinaryCharacters(in: bytes, from: position)
+    }
+
+    /// Where the ordinary characters of a string from `index` end, as `skipOrdinaryCharacters` finds it; for the
+    /// decoder, which walks bytes the scanner has checked.
+    @inline(__always)
+    static func endOfOrdinaryCharacters(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        endOfWords(in: bytes, from: index) { word in
+            // Quotes and backslashes become zero bytes.
+            zeroBytes(in: word ^ 0x2222_2222_2222_2222) | zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                | bytesBelow0x20(in: word)
+        }
+    }
+
+    /// Where the first byte that `flags` sets bits in is, from `index`, a word at a time while a whole word remains.
+    @inline(__always)
+    private static func endOfWords(
+        in bytes: UnsafeRawBufferPointer, from index: Int, _ flags: (UInt64) -> UInt64
+    ) -> Int {
+        var index = index
+        while index + 8 <= bytes.count {
+            let flagged = flags(word(in: bytes, at: index))
+            guard flagged == 0 else { return index + flagged.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        return index
+    }
+
+    /// Moves past the spaces here, a word at a time while a whole word remains.
+    private mutating func skipSpaces() {
+        position = Self.endOfSpaces(in: bytes, from: position)
+    }
+
+    /// Where the spaces from `index` end, a word at a time while a whole word remains.
+    @inline(__always)
+    static func endOfSpaces(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        // Spaces become zero bytes.
+        endOfWords(in: bytes, from: index) { $0 ^ 0x2020_2020_2020_2020 }
+    }
+
+    /// Moves past the `true`, `false` or `null` that `first` starts, compared as one word where a whole word remains;
+    /// `false`, moving nothing, if it is not there whole.
+    private mutating func skipWholeLiteral(startingWith first: UInt8) -> Bool {
+        // The letters as a word holds them, the first lowest.
+        let (letters, count): (UInt64, Int) = switch first {
+        case UInt8(ascii: "t"): (0x65_75_72_74, 4)
+        case UInt8(ascii: "f"): (0x65_73_6C_61_66, 5)
+        default: (0x6C_6C_75_6E, 4)
+        }
+        // The word's first `count` bytes.
+        let mask: UInt64 = (1 << (8 * count)) - 1
+        guard position + 8 <= bytes.count, word(at: position) & mask == letters else { return false }
+        position += count
+        return true
+    }
+
+    /// Moves past the digits here, a word at a time while a whole word remains.
+    @inline(__always)
+    private mutating func skipDigits() {
+        while position + 8 <= bytes.count {
+            let nonDigits = Self.nonDigits(in: word(at: position))
+            guard nonDigits == 0 else {
+                position += nonDigits.trailingZeroBitCount / 8
+                return
+            }
+            position += 8
+        }
+        while let byte = current, isDigit(byte) { position += 1 }
+    }
+
+    private func word(at offset: Int) -> UInt64 {
+        Self.word(in: bytes, at: offset)
+    }
+
+    private static func word(in bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// The high bit of each zero byte of `word`, and perhaps of bytes above the first (a borrow runs up), never below.
+    private static func zeroBytes(in word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// The high bit of each byte of `word` below 0x20, and perhaps of bytes above the first, never below it.
+    private static func bytesBelow0x20(in word: UInt64) -> UInt64 {
+        (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// The high bit of each byte of `word` that is not an ASCII digit, exactly, for the digits are trusted.
+    private static func nonDigits(in word: UInt64) -> UInt64 {
+        // Adding to seven bits sets the eighth and carries no further: a high bit where the seven are below "0", where
+        // they are above "9", and where the byte's own is set.
+        let low = word & 0x7F7F_7F7F_7F7F_7F7F
+        let belowZero = ~(low &+ 0x5050_5050_5050_5050)
+        let aboveNine = low &+ 0x4646_4646_4646_4646
+        return (belowZero | aboveNine | word) & 0x8080_8080_8080_8080
     }
 
     /// Moves past `count` bytes that `matches` accepts at their offsets, or notes `expected` at the first it does not.
@@ -619,19 +752,17 @@ struct JSONScanner {
         if negative { position += 1 }
         guard let first = current, isDigit(first) else { return fail(negative ? .digit : .value) }
         position += 1
-        if first != UInt8(ascii: "0") {
-            while let byte = current, isDigit(byte) { position += 1 }
-        }
+        if first != UInt8(ascii: "0") { skipDigits() }
         if current == UInt8(ascii: ".") {
             position += 1
             guard let byte = current, isDigit(byte) else { return fail(.digit) }
-            while let byte = current, isDigit(byte) { position += 1 }
+            skipDigits()
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard let byte = current, isDigit(byte) else { return fail(.digit) }
-            while let byte = current, isDigit(byte) { position += 1 }
+            skipDigits()
         }
         return position > start
     }
@@ -643,18 +774,6 @@ extension JSONTree {
     static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
         JSONScanner.reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
-}
-
-/// Whether any of the eight bytes of `word` is a quote, a backslash or a control character, which a string's
-/// characters are not, unescaped.
-func containsStringDelimiter(_ word: UInt64) -> Bool {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let highBits: UInt64 = 0x8080_8080_8080_8080
-    let quotes = word ^ (ones &* 0x22)
-    let backslashes = word ^ (ones &* 0x5C)
-    // A byte is zero, or below 0x20, when subtracting sets its high bit and it had none.
-    let found = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word)
-    return found & highBits != 0
 }
 
 private func isDigit(_ byte: UInt8) -> Bool {

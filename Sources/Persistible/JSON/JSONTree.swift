@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A JSON value as the ranges of its parts (keys read, scalars left as bytes), for unknown keys, comparison and
 /// re-encoding; its bytes are kept beside it, so that a tree of a slice of a large file copies nothing.
@@ -45,8 +49,9 @@ indirect enum JSONTree {
         return Data("{".utf8) + Data(kept.joined(separator: Data(",".utf8))) + Data("}".utf8)
     }
 
-    /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped and in
-    /// one normal form, as Swift compares them, numbers as their decimal value, keys sorted.
+    /// The value, in `bytes`, written one way for each meaning it may have to a decoder: strings unescaped, numbers as
+    /// their decimal value, keys sorted. Compare two as strings: Swift's `==` and `<` take a string's normal forms
+    /// for one.
     func canonical(in bytes: Data) -> String {
         switch self {
         case .scalar(let range):
@@ -55,7 +60,7 @@ indirect enum JSONTree {
             case UInt8(ascii: "\""):
                 // A lone surrogate's escape, as stored, is no string's canonical form.
                 let string = JSONScanner.unescaped(text.utf8.dropFirst().dropLast())
-                return string.map { StrictJSON.quoted($0.precomposedStringWithCanonicalMapping) } ?? text
+                return string.map { StrictJSON.quoted($0) } ?? text
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 return text
             default:
@@ -64,9 +69,10 @@ indirect enum JSONTree {
         case .array(let elements, _):
             return "[" + elements.map { $0.canonical(in: bytes) }.joined(separator: ",") + "]"
         case .object(let members, _):
-            let sorted = members.map { ($0.key.precomposedStringWithCanonicalMapping, $0.value) }.sorted { $0.0 < $1.0 }
-            return "{" + sorted.map { StrictJSON.quoted($0) + ":" + $1.canonical(in: bytes) }.joined(separator: ",")
-                + "}"
+            let written = members.sorted { $0.key < $1.key }.map {
+                StrictJSON.quoted($0.key) + ":" + $0.value.canonical(in: bytes)
+            }
+            return "{" + written.joined(separator: ",") + "}"
         }
     }
 }

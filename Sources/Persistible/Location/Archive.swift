@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One JSON file of `Value`s: the one place that decides *how* the operations and stores save *what* they describe.
 struct Archive<Value: Codable & Hashable> {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The platform's directories for each kind of file a program keeps, for a type to return from
 /// ``Persistible/archiveDirectory``; <doc:SettingsAndEditing#Where-the-file-goes> lists them.

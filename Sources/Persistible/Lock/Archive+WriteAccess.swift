@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 extension Archive {
     /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the

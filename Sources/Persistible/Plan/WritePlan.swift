@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a write leaves in a file: the records, in order, and where each came from among those read.
 struct WritePlan<Record: Hashable> {
@@ -17,6 +21,11 @@ struct WritePlan<Record: Hashable> {
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
+    /// The records read as bytes alone, for a write that only appends new identities; `records` then holds only
+    /// what the write appends, and nothing but ``insert(_:key:)`` may run.
+    private(set) var undecoded: UndecodedRecords?
+    /// Whether a change needed the values of records not decoded: the write is then planned on decoded records.
+    private(set) var needsDecodedRecords = false
 
     init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
@@ -31,6 +40,7 @@ struct WritePlan<Record: Hashable> {
         fileExists = state != nil
         storedAsSingleValue = state?.isSingleValue ?? false
         writesSingleValue = storedAsSingleValue
+        undecoded = state?.undecoded
         state?.values = []
     }
 
@@ -56,6 +66,10 @@ struct WritePlan<Record: Hashable> {
     // MARK: - Changing
 
     mutating func position(of key: AnyHashable) -> Int? {
+        if let undecoded, !undecoded.holdsNone(of: key) {
+            needsDecodedRecords = true
+            return nil
+        }
         if index == nil { index = IdentityIndex(records, identity: identity) }
         return index?[key]
     }
@@ -66,6 +80,7 @@ struct WritePlan<Record: Hashable> {
     mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
         let key = key ?? identity.of(object)
         guard let position = position(of: key) else {
+            if needsDecodedRecords { return false }
             index?.note(key, at: records.count)
             members?.insert(object)
             records.append(object)
@@ -141,6 +156,7 @@ struct WritePlan<Record: Hashable> {
 
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
+        assert(undecoded == nil, "records not decoded are only appended to")
         guard !positions.isEmpty else { return }
         if sources == nil { sources = recordSources }
         for position in positions.reversed() {
@@ -174,6 +190,7 @@ struct WritePlan<Record: Hashable> {
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
+        assert(undecoded == nil, "records not decoded are only appended to")
         let current = recordSources
         sources = zip(objects, objectSources).map { object, source in
             switch source {
@@ -274,6 +291,48 @@ struct RecordIdentity<Object: Hashable> {
     }
 }
 
+/// The one way JSON writes an identity of some kinds, so that other bytes written that way are another identity: an
+/// integer's digits, or a string of ASCII characters that need no escape. Other kinds, and identities written other
+/// ways, are compared once decoded.
+enum IdentifierSpelling {
+    case integer, plainString
+
+    init?(of key: AnyHashable) {
+        switch key.base {
+        case is any FixedWidthInteger: self = .integer
+        case is String: self = .plainString
+        default: return nil
+        }
+    }
+
+    /// `key` in JSON as `encoder` writes it, if that is the one way.
+    static func only(of key: AnyHashable, with encoder: JSONEncoder) -> Data? {
+        guard let kind = Self(of: key), let encodable = key.base as? any Encodable,
+            let spelling = try? encoder.encode(encodable), kind.isOnly(spelling)
+        else { return nil }
+        return spelling
+    }
+
+    func isOnly(_ spelling: some BidirectionalCollection<UInt8>) -> Bool {
+        switch self {
+        case .integer:
+            let digits = spelling.first == UInt8(ascii: "-") ? spelling.dropFirst() : spelling[...]
+            return digits.first.map { $0 != UInt8(ascii: "0") || digits.count == 1 && spelling.count == 1 } == true
+                && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        case .plainString:
+            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+            let characters = spelling.dropFirst().dropLast()
+            return spelling.count >= 2 && spelling.first == quote && spelling.last == quote
+                && characters.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != quote && $0 != backslash }
+        }
+    }
+
+    /// A 64-bit FNV-1a hash: a few multiplications for the few bytes of an `id`.
+    static func hash(_ spelling: some Sequence<UInt8>) -> UInt64 {
+        spelling.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+}
+
 private struct IdentifierOnly<ID: Decodable>: Decodable {
     var id: ID
 }
@@ -310,11 +369,23 @@ struct IdentityIndex {
 extension Archive {
     /// The one read-modify-write: runs `body` under the lock on a plan of the file's records and commits what it
     /// plans, unless it plans nothing or throws. A missing directory is created, unless `creatingDirectory` is false.
+    /// With `readingIdentitiesFirst`, `body` runs first on records read for their identities alone, and again on
+    /// decoded ones if it needed more or threw: only a body that does nothing else may ask for it.
     func planWrite<Result>(
-        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded,
+        creatingDirectory: Bool = true, remembering: RememberedValues = .decoded, readingIdentitiesFirst: Bool = false,
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
+            if readingIdentitiesFirst, let undecoded = try identitiesOnly(of: file) {
+                var state: Snapshot<Value>? = undecoded
+                var plan = WritePlan(taking: &state)
+                if let result = try? body(&plan), !plan.needsDecodedRecords {
+                    do {
+                        if plan.hasChanges { try commit(&plan, over: &state, to: file, remembering: remembering) }
+                        return result
+                    } catch is UndecodedRecords.SpliceRefused {}
+                }
+            }
             var state = try takeState(of: file)
             var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
@@ -386,7 +457,7 @@ extension Archive {
 
     /// Adds `incoming` as ``WritePlan/add(contentsOf:)`` does, to a missing file as a single value if `asSingleValue`.
     func merge(_ incoming: [Value], asSingleValue: Bool) throws -> Int {
-        try planWrite { plan in
+        try planWrite(readingIdentitiesFirst: incoming.count <= UndecodedRecords.fewIdentities) { plan in
             if !plan.fileExists { plan.writesSingleValue = asSingleValue }
             return plan.add(contentsOf: incoming)
         }

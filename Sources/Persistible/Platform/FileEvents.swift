@@ -1,9 +1,9 @@
-import Foundation
-
-#if os(Linux)
+#if canImport(FoundationEssentials)
+import Dispatch
+import FoundationEssentials
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
+#else
+import Foundation
 #endif
 
 struct WatchTarget: Hashable, Sendable {
@@ -154,11 +154,11 @@ private final class Inotify: Sendable {
                 // end; and it names itself first, so that whoever looks at the process's threads can tell it at once.
                 state.descriptor = descriptor
                 let named = DispatchSemaphore(value: 0)
-                Thread {
+                PlatformThread.start {
                     Self.nameCurrentThread()
                     named.signal()
                     Inotify.shared.readEvents(descriptor: descriptor)
-                }.start()
+                }
                 named.wait()
             }
             state.next += 1

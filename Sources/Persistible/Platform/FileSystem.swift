@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 // MARK: - Open files
 
@@ -297,7 +302,7 @@ struct FileLock {
                 let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
                 throw Held(processID: holder)
             }
-            Thread.sleep(forTimeInterval: min(pause, remaining) / .seconds(1))
+            PlatformThread.sleep(for: min(pause, remaining))
             pause = min(pause * 2, .milliseconds(50))
         }
     }
@@ -342,7 +347,8 @@ enum FileReader {
         guard Int64(status.st_size) <= sizeLimit else { throw FileTooLarge(size: Int64(status.st_size)) }
         // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
         // and stops once the limit is passed.
-        var bytes = Data(count: Int(status.st_size))
+        // Room for the read that finds the end, and for an append's few records, so that neither copies the file.
+        var bytes = Data(count: Int(status.st_size) + 16_384)
         var filled = 0
         while true {
             if filled == bytes.count {

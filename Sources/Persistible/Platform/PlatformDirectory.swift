@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 /// The platform's directories for each kind of file, before an application's folder is added.
 enum PlatformDirectory {
@@ -7,7 +12,14 @@ enum PlatformDirectory {
     }
 
     /// The application's folder when none is named: the bundle identifier, else the executable's name.
-    static var defaultApplication: String { Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName }
+    static var defaultApplication: String {
+        #if canImport(Darwin)
+        Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        #else
+        // Linux gives an executable no bundle identifier.
+        ProcessInfo.processInfo.processName
+        #endif
+    }
 
     static func url(for kind: Kind, application: String) -> URL {
         let fileManager = FileManager.default

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 /// Every system call the package makes on files, in one table a test replaces for its task to record or fail any
 /// call. Each entry keeps its C call's contract (-1, or `nil`, with `errno` set, on failure), its `#if`s in ``live``.
@@ -97,16 +102,24 @@ struct SystemError: Error {
 
 /// A value that many threads share, reached only while holding its lock.
 final class Locked<State> {
-    private let lock = NSLock()
+    // Allocated, so that the mutex never moves, as POSIX requires.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var state: State
 
     init(_ state: State) {
         self.state = state
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
 }
@@ -121,11 +134,46 @@ enum BlockingWork {
         // The thread inherits no task-local value: the table in use is carried over by hand.
         let system = SystemCalls.current
         return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
+            PlatformThread.start {
                 continuation.resume(with: Swift.Result { try SystemCalls.$current.withValue(system, operation: work) })
             }
-            thread.name = "Persistible blocking work"
-            thread.start()
+        }
+    }
+}
+
+/// A thread of the system's own, as Foundation's `Thread` is, which Linux has only in the whole of Foundation.
+enum PlatformThread {
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        #if canImport(Darwin)
+        Thread(block: body).start()
+        #else
+        let context = Unmanaged.passRetained(Body(run: body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        // Only a process out of threads or memory is refused one, and it cannot wait for one either.
+        precondition(started == 0, "Persistible could not start a thread: \(SystemError.message(for: started))")
+        pthread_detach(thread)
+        #endif
+    }
+
+    /// Blocks the calling thread for `duration`.
+    static func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var request = remaining
+        while nanosleep(&request, &remaining) != 0, errno == EINTR {
+            request = remaining
+        }
+    }
+
+    private final class Body: Sendable {
+        let run: @Sendable () -> Void
+
+        init(run: @escaping @Sendable () -> Void) {
+            self.run = run
         }
     }
 }
@@ -139,137 +187,140 @@ extension SystemCalls {
     static let dataSyncName = "fdatasync"
     #endif
 
-    static let live = SystemCalls(
-        open: { path, flags, mode in Foundation.open(path, flags, mode) },
-        close: { Foundation.close($0) },
-        read: { descriptor, buffer, count in Foundation.read(descriptor, buffer, count) },
-        pwrite: { descriptor, bytes, count, offset in Foundation.pwrite(descriptor, bytes, count, offset) },
-        ftruncate: { Foundation.ftruncate($0, $1) },
-        fstat: { descriptor, status in Foundation.fstat(descriptor, &status) },
-        stat: { path, status in statFile(path, &status) },
-        lstat: { path, status in Foundation.lstat(path, &status) },
-        readlink: { path in
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = Foundation.readlink(path, &buffer, buffer.count - 1)
-            guard length >= 0 else { return nil }
-            return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        },
-        fchown: { Foundation.fchown($0, $1, $2) },
-        fchmod: { Foundation.fchmod($0, $1) },
-        fullSync: { descriptor in
-            #if canImport(Darwin)
-            // fsync on Apple platforms leaves the data in the drive's cache; F_FULLFSYNC asks the drive to write it.
-            if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
-            #endif
-            return Foundation.fsync(descriptor)
-        },
-        dataSync: { descriptor in
-            #if canImport(Darwin)
-            // A barrier keeps the drive from writing what follows before the data, without emptying its cache.
-            if fcntl(descriptor, F_BARRIERFSYNC) == 0 { return 0 }
-            return Foundation.fsync(descriptor)
-            #else
-            return Foundation.fdatasync(descriptor)
-            #endif
-        },
-        rename: { Foundation.rename($0, $1) },
-        renameNoReplace: { from, to in
-            #if os(Linux)
-            guard let renameat2 = linuxRenameAt2 else {
-                errno = ENOSYS
-                return -1
-            }
-            return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1)  // RENAME_NOREPLACE
-            #elseif canImport(Darwin)
-            return renamex_np(from, to, UInt32(RENAME_EXCL))
-            #else
+    static let live = systemCallsOfThisMachine
+}
+
+// At file scope, where each C function's name is its own, not the table's entry of that name.
+private let systemCallsOfThisMachine = SystemCalls(
+    open: { path, flags, mode in open(path, flags, mode) },
+    close: { close($0) },
+    read: { descriptor, buffer, count in read(descriptor, buffer, count) },
+    pwrite: { descriptor, bytes, count, offset in pwrite(descriptor, bytes, count, offset) },
+    ftruncate: { ftruncate($0, $1) },
+    fstat: { descriptor, status in fstat(descriptor, &status) },
+    stat: { path, status in statFile(path, &status) },
+    lstat: { path, status in lstat(path, &status) },
+    readlink: { path in
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    },
+    fchown: { fchown($0, $1, $2) },
+    fchmod: { fchmod($0, $1) },
+    fullSync: { descriptor in
+        #if canImport(Darwin)
+        // fsync on Apple platforms leaves the data in the drive's cache; F_FULLFSYNC asks the drive to write it.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
+    },
+    dataSync: { descriptor in
+        #if canImport(Darwin)
+        // A barrier keeps the drive from writing what follows before the data, without emptying its cache.
+        if fcntl(descriptor, F_BARRIERFSYNC) == 0 { return 0 }
+        return fsync(descriptor)
+        #else
+        return fdatasync(descriptor)
+        #endif
+    },
+    rename: { rename($0, $1) },
+    renameNoReplace: { from, to in
+        #if os(Linux)
+        guard let renameat2 = linuxRenameAt2 else {
             errno = ENOSYS
             return -1
-            #endif
-        },
-        link: { Foundation.link($0, $1) },
-        unlink: { Foundation.unlink($0) },
-        mkdir: { Foundation.mkdir($0, $1) },
-        directoryEntries: { try? FileManager.default.contentsOfDirectory(atPath: $0) },
-        flock: { descriptor, operation in lockFile(descriptor, operation) },
-        ownership: { descriptor, path in
-            #if os(Linux)
-            if let ownership = linuxStatxOwnership(descriptor, path) { return ownership }
-            if errno != ENOSYS { return nil }
-            #endif
-            var status = Foundation.stat()
-            let result = path.map { statFile($0, &status) } ?? Foundation.fstat(descriptor, &status)
-            return result == 0 ? FileOwnership(owner: status.st_uid, group: status.st_gid, mode: status.st_mode) : nil
-        },
-        isAppendOnly: { descriptor in
-            #if os(Linux)
-            // FS_IOC_GETFLAGS and FS_APPEND_FL, from <linux/fs.h>, which Glibc does not import.
-            var flags: Int32 = 0
-            guard ioctl(descriptor, UInt(0x8008_6601), &flags) == 0 else { return false }
-            return flags & 0x20 != 0
-            #elseif canImport(Darwin)
-            var status = Foundation.stat()
-            guard Foundation.fstat(descriptor, &status) == 0 else { return false }
-            return status.st_flags & UInt32(UF_APPEND | SF_APPEND) != 0
-            #else
-            return false
-            #endif
-        },
-        cloneRange: { source, destination, length in
-            #if os(Linux)
-            // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import;
-            // the structure is four 64-bit fields: source descriptor, source offset, length, destination offset.
-            var range: [Int64] = [Int64(source), 0, Int64(length), 0]
-            return ioctl(destination, UInt(0x4020_940D), &range)
-            #else
-            errno = ENOTSUP
-            return -1
-            #endif
-        },
-        cloneFile: { source, path in
-            #if canImport(Darwin)
-            return fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY))
-            #else
-            errno = ENOTSUP
-            return -1
-            #endif
-        },
-        extents: { descriptor, length, limit in
-            #if os(Linux)
-            guard length > 0, limit > 0 else { return .extents([]) }
-            // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
-            let headerSize = 32, extentSize = 56
-            return withUnsafeTemporaryAllocation(
-                byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
-            ) { raw -> FileExtents in
-                raw.initializeMemory(as: UInt8.self, repeating: 0)  // fm_start and fm_flags are 0
-                raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
-                raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
-                // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import.
-                guard ioctl(descriptor, UInt(0xC020_660B), raw.baseAddress!) == 0 else { return .unknown }
-                let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
-                var ranges: [Range<Int>] = []
-                for index in 0..<mapped {
-                    let extent = headerSize + extentSize * index
-                    let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
-                    let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
-                    guard start < length else { break }
-                    ranges.append(start..<(start + min(count, length - start)))
-                }
-                // A full buffer that stops short of `length`, its last extent not flagged FIEMAP_EXTENT_LAST, leaves
-                // extents unreported.
-                if mapped == limit, let last = ranges.last, last.upperBound < length {
-                    let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
-                    if flags & 0x1 == 0 { return .tooMany(ranges) }
-                }
-                return .extents(ranges)
-            }
-            #else
-            return .unknown
-            #endif
         }
-    )
-}
+        return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1)  // RENAME_NOREPLACE
+        #elseif canImport(Darwin)
+        return renamex_np(from, to, UInt32(RENAME_EXCL))
+        #else
+        errno = ENOSYS
+        return -1
+        #endif
+    },
+    link: { link($0, $1) },
+    unlink: { unlink($0) },
+    mkdir: { mkdir($0, $1) },
+    directoryEntries: { try? FileManager.default.contentsOfDirectory(atPath: $0) },
+    flock: { descriptor, operation in lockFile(descriptor, operation) },
+    ownership: { descriptor, path in
+        #if os(Linux)
+        if let ownership = linuxStatxOwnership(descriptor, path) { return ownership }
+        if errno != ENOSYS { return nil }
+        #endif
+        var status = stat()
+        let result = path.map { statFile($0, &status) } ?? fstat(descriptor, &status)
+        return result == 0 ? FileOwnership(owner: status.st_uid, group: status.st_gid, mode: status.st_mode) : nil
+    },
+    isAppendOnly: { descriptor in
+        #if os(Linux)
+        // FS_IOC_GETFLAGS and FS_APPEND_FL, from <linux/fs.h>, which Glibc does not import.
+        var flags: Int32 = 0
+        guard ioctl(descriptor, UInt(0x8008_6601), &flags) == 0 else { return false }
+        return flags & 0x20 != 0
+        #elseif canImport(Darwin)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        return status.st_flags & UInt32(UF_APPEND | SF_APPEND) != 0
+        #else
+        return false
+        #endif
+    },
+    cloneRange: { source, destination, length in
+        #if os(Linux)
+        // FICLONERANGE, `_IOW(0x94, 13, struct file_clone_range)`, from <linux/fs.h>, which Glibc does not import;
+        // the structure is four 64-bit fields: source descriptor, source offset, length, destination offset.
+        var range: [Int64] = [Int64(source), 0, Int64(length), 0]
+        return ioctl(destination, UInt(0x4020_940D), &range)
+        #else
+        errno = ENOTSUP
+        return -1
+        #endif
+    },
+    cloneFile: { source, path in
+        #if canImport(Darwin)
+        return fclonefileat(source, AT_FDCWD, path, UInt32(CLONE_NOFOLLOW | CLONE_NOOWNERCOPY))
+        #else
+        errno = ENOTSUP
+        return -1
+        #endif
+    },
+    extents: { descriptor, length, limit in
+        #if os(Linux)
+        guard length > 0, limit > 0 else { return .extents([]) }
+        // struct fiemap (32 bytes), and room for `limit` struct fiemap_extent (56 bytes each).
+        let headerSize = 32, extentSize = 56
+        return withUnsafeTemporaryAllocation(
+            byteCount: headerSize + extentSize * limit, alignment: MemoryLayout<UInt64>.alignment
+        ) { raw -> FileExtents in
+            raw.initializeMemory(as: UInt8.self, repeating: 0)  // fm_start and fm_flags are 0
+            raw.storeBytes(of: UInt64(length), toByteOffset: 8, as: UInt64.self)  // fm_length
+            raw.storeBytes(of: UInt32(limit), toByteOffset: 24, as: UInt32.self)  // fm_extent_count
+            // FS_IOC_FIEMAP, `_IOWR('f', 11, struct fiemap)`, from <linux/fs.h>, which Glibc does not import.
+            guard ioctl(descriptor, UInt(0xC020_660B), raw.baseAddress!) == 0 else { return .unknown }
+            let mapped = min(Int(raw.load(fromByteOffset: 20, as: UInt32.self)), limit)  // fm_mapped_extents
+            var ranges: [Range<Int>] = []
+            for index in 0..<mapped {
+                let extent = headerSize + extentSize * index
+                let start = Int(clamping: raw.load(fromByteOffset: extent, as: UInt64.self))  // fe_logical
+                let count = Int(clamping: raw.load(fromByteOffset: extent + 16, as: UInt64.self))  // fe_length
+                guard start < length else { break }
+                ranges.append(start..<(start + min(count, length - start)))
+            }
+            // A full buffer that stops short of `length`, its last extent not flagged FIEMAP_EXTENT_LAST, leaves
+            // extents unreported.
+            if mapped == limit, let last = ranges.last, last.upperBound < length {
+                let flags = raw.load(fromByteOffset: headerSize + extentSize * (mapped - 1) + 40, as: UInt32.self)
+                if flags & 0x1 == 0 { return .tooMany(ranges) }
+            }
+            return .extents(ranges)
+        }
+        #else
+        return .unknown
+        #endif
+    }
+)
 
 /// The extents, runs of contiguous blocks, that hold a file's first bytes, as Linux's `FIEMAP` reports them.
 enum FileExtents: Equatable {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Glibc
+#else
 import Foundation
+#endif
 
 /// One version of a file, read once: its identity, its bytes, the values they decode to and where each record lies.
 struct Snapshot<Value: Codable & Hashable> {
@@ -19,6 +24,9 @@ struct Snapshot<Value: Codable & Hashable> {
     /// The records no version reads, kept as stored (``Persistible/archiveSkipsUnreadableRecords``): `stale`,
     /// `migrated` and `recordRanges` count them, `values` and `index` do not.
     var unreadable = RecordPositions()
+    /// Set when the records were read for their identities alone, and `values` holds none of them: such a snapshot
+    /// serves only the next such write.
+    var undecoded: UndecodedRecords? { didSet { valuesAreDecoded = undecoded == nil } }
 
     var contents: PersistenceData<Value> { isSingleValue ? .single(values[0]) : .array(values) }
 
@@ -89,7 +97,9 @@ extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.identity == FileSystem.status(path).map(FileIdentity.init) { return cached }
+        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+            return cached
+        }
         let state = try readFile(atPath: path, after: cached)
         if let state { keep(state) }
         return state
@@ -98,7 +108,7 @@ extension Archive {
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
-        if let cached, cached.identity == file.identityUnderLock { return cached }
+        if let cached, cached.undecoded == nil, cached.identity == file.identityUnderLock { return cached }
         return try readFile(atPath: file.path, after: cached)
     }
 
@@ -146,6 +156,143 @@ extension Archive {
     }
 }
 
+// MARK: - Looking up
+
+extension Archive where Value: Identifiable {
+    /// The last record with this `id`, as ``read()`` finds it; in a file not cached, decoding the records whose
+    /// stored `id` may be this one and none after it. A stored `id` is taken for the record's identity once a decoded
+    /// record shows it is, unless the type migrates records, whose identity only their decoding tells.
+    func record(withID id: Value.ID) throws(PersistenceError) -> Value? {
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+            return cached.values.last { $0.id == id }
+        }
+        // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
+        let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
+        guard let (bytes, _) = try contents(atPath: path) else { return nil }
+        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
+            return try wholeRead()
+        }
+        // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
+        // An array, not a `Data`, whose iterator would cost more than the comparison.
+        let (kind, sought) = (IdentifierSpelling(of: id), IdentifierSpelling.only(of: id, with: encoder).map(Array.init))
+        let matches: [Bool?] = bytes.withUnsafeBytes { buffer in
+            records.map { record in
+                guard let kind, let sought, let member = record.member, kind.isOnly(buffer[member]) else { return nil }
+                return buffer[member].elementsEqual(sought)
+            }
+        }
+        let reading = recordReading()
+        var storedIdentifiersHold = false
+        for (index, record) in records.enumerated().reversed() {
+            if storedIdentifiersHold, matches[index] == false { continue }
+            let decoded = decodeRecord(bytes, at: record.element, reading: reading, index: index)
+            guard case .success(let (value, _)) = decoded else { return try wholeRead() }
+            if !storedIdentifiersHold, reading.migrations.isEmpty, matches[index] != nil, let member = record.member {
+                guard IdentifierSpelling.only(of: value.id, with: encoder) == bytes[offsets: member] else {
+                    return try wholeRead()
+                }
+                storedIdentifiersHold = true
+            }
+            if value.id == id { return value }
+        }
+        return nil
+    }
+}
+
+// MARK: - Identities alone
+
+/// The records of a file read as bytes, each with its stored `id` spelled the one way JSON writes it: all that a
+/// write appending a few new identities needs to know of them, and all that a command-line call appending one reads.
+struct UndecodedRecords: Sendable {
+    /// Of each record's `id` as stored: two that differ are two identities, two alike may be one.
+    var hashes: [UInt64]
+    /// The file's encoder, which spells identities as the records store them.
+    var encoder: JSONEncoder
+
+    /// How many identities a save may add to records read this way: ``holdsNone(of:)`` compares each with all.
+    static let fewIdentities = 16
+
+    /// Thrown by a commit that cannot splice onto the records: the write is planned again on decoded ones.
+    struct SpliceRefused: Error {}
+
+    /// Whether no record has this identity; `false` where only decoding can tell. A few are asked: no index is made.
+    func holdsNone(of key: AnyHashable) -> Bool {
+        spell(key).map { !hashes.contains(IdentifierSpelling.hash($0)) } ?? false
+    }
+
+    /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
+    mutating func noteAppended(_ keys: [AnyHashable]) {
+        hashes += keys.compactMap { spell($0).map(IdentifierSpelling.hash) }
+    }
+
+    private func spell(_ key: AnyHashable) -> Data? {
+        IdentifierSpelling.only(of: key, with: encoder)
+    }
+
+    /// Whether `encoded`, the array of records with identities `keys`, stores each under `id`, as the records read
+    /// are taken to: a second proof, from the type's own encoding, that the key holds the identity.
+    func storesIdentities(_ keys: [AnyHashable], in encoded: Data) -> Bool {
+        guard let records = JSONScanner.elementRanges(of: encoded, member: "id"), records.count == keys.count else {
+            return false
+        }
+        return zip(records, keys).allSatisfy { record, key in
+            record.member.map { encoded[offsets: $0] } == spell(key)
+        }
+    }
+}
+
+extension Archive {
+    /// The file's records read for their identities alone, where a write that appends new ones needs no more: the
+    /// type is `Identifiable` and migrates no records, no snapshot of this version is cached, the file is a strict
+    /// JSON array whose every record stores its `id` under that key spelled the one way, and the last record that
+    /// decodes has the identity its bytes spell. `nil` otherwise, for the write to decode the records.
+    func identitiesOnly(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
+        let identity = RecordIdentity<Value>()
+        guard identity.usesIdentifier, scansStrictJSON, evolution.migrations.isEmpty else { return nil }
+        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        if let cached, cached.identity == file.identityUnderLock {
+            // Taken out, so that the append changes the only copy of the bytes.
+            guard cached.undecoded != nil, let cacheKey else { return nil }
+            return ArchiveCache.state(for: cacheKey, decoder: decoder, taking: true)
+        }
+        guard let (bytes, fileIdentity) = try contents(atPath: file.path),
+            bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
+            let records = JSONScanner.elementRanges(of: bytes, member: "id")
+        else { return nil }
+        let reading = recordReading()
+        // A record of a newer version stays as stored, and says nothing about where the identity is.
+        var lastDecoded: (value: Value, member: Range<Int>?)?
+        for index in records.indices.reversed() {
+            if case .success(let (value, _)) = decodeRecord(
+                bytes, at: records[index].element, reading: reading, index: index
+            ) {
+                lastDecoded = (value, records[index].member)
+                break
+            }
+        }
+        guard let (value, member) = lastDecoded else { return nil }
+        let lastKey = identity.of(value)
+        guard let kind = IdentifierSpelling(of: lastKey),
+            let spelling = IdentifierSpelling.only(of: lastKey, with: encoder),
+            member.map({ bytes[offsets: $0] }) == spelling
+        else { return nil }
+        let hashes: [UInt64]? = bytes.withUnsafeBytes { buffer in
+            var hashes: [UInt64] = []
+            hashes.reserveCapacity(records.count)
+            for record in records {
+                guard let member = record.member, kind.isOnly(buffer[member]) else { return nil }
+                hashes.append(IdentifierSpelling.hash(buffer[member]))
+            }
+            return hashes
+        }
+        guard let hashes else { return nil }
+        var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
+        state.undecoded = UndecodedRecords(hashes: hashes, encoder: encoder)
+        return state
+    }
+}
+
 // MARK: - Cache
 
 /// Each file's last snapshot, used while the file is that version (<doc:Guarantees#The-in-process-cache>).
@@ -156,8 +303,9 @@ enum ArchiveCache {
         var type: ObjectIdentifier
     }
 
-    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write and
-    /// class values are never stored (see `key(path:type:)`), so threads that take copies share no reference.
+    /// A snapshot, its type erased so that every type shares one table. Its arrays and data are copy-on-write, values
+    /// of class types are never stored (see `key(path:type:)`) and its encoder is `Sendable`, so threads that take
+    /// copies share no reference to anything they change.
     struct Entry: @unchecked Sendable {
         var state: Any
         /// The decoder that made `state`; another may read the same bytes differently.
@@ -377,7 +525,8 @@ extension Archive {
             current = next
             if let value = decodeCurrent(current) { return .success((value, .filled)) }
         }
-        attempts.insert(attempt(as: typeName, failingWith: currentFailure ?? CocoaError(.coderReadCorrupt)), at: 0)
+        // Set: every way here decoded as the current type last, and failed.
+        attempts.insert(attempt(as: typeName, failingWith: currentFailure!), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A domain value that a ``DomainStore`` keeps in its file as a separate, `Codable` representation
 /// (<doc:StoresAndQueries#Domain-values-and-their-stored-form>).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A store kept in a JSON file, with the format, locking and atomic writes of ``Persistible/saveToFile()``.
 ///

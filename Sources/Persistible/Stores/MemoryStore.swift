@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A store in memory that behaves as a ``FileStore``: for tests, previews, and drafts made by ``Store/makeChild()``.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A condition on records, written with key paths: `\.rating == .PG_13 && \.budget >= 10_000_000`.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The records of a store inside a `write(_:)` block, and its changes (<doc:StoresAndQueries#Write-blocks>).
 public struct StoreWriter<Object: Hashable> {

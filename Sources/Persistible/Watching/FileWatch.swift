@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Wakes a file's change sequence when the file at `path` may have changed, by the platform's events or by polling.
 final class FileWatch: ChangeSource {

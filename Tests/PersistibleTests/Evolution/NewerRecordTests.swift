@@ -177,13 +177,19 @@ import Testing
         }
     }
 
+    /// Without the choice, whatever reads the records, or changes one, throws and writes nothing; an append of a new
+    /// identity reads the others' identities alone, and keeps the newer record byte for byte.
     @Test func withoutTheChoiceTheOlderVersionStillThrowsAndWritesNothing() throws {
         try inTemporaryDirectory { _ in
             let new = try install("enum-v2", as: EnumCase.V1.self)
             #expect(persistenceError { _ = try EnumCase.V1.loadListFromFile() }?.versionMismatch?.record == 1)
             #expect(persistenceError { _ = try EnumCase.V1.unreadableRecords() }?.versionMismatch?.record == 1)
-            #expect(persistenceError { try EnumCase.V1(id: "d", state: .open).saveToFile() } != nil)
+            #expect(persistenceError { try EnumCase.V1(id: "a", state: .done).saveToFile() } != nil)
+            #expect(persistenceError { try EnumCase.V1(id: "a", state: .open).removeFromFile() } != nil)
             #expect(try bytes(of: EnumCase.V1.self) == new)
+            #expect(try EnumCase.V1(id: "d", state: .open).saveToFile())
+            #expect(String(decoding: try bytes(of: EnumCase.V1.self), as: UTF8.self).contains(todo("b", "archived")))
+            #expect(try EnumCase.V2.loadListFromFile().map(\.id) == ["a", "b", "c", "d"])
         }
     }
 }

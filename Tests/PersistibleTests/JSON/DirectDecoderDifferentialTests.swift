@@ -74,7 +74,7 @@ import Testing
 
     /// Writes a document of a shape, in the package's form or compact, with at most one value out of place.
     struct Writer {
-        var random: SeededRandom
+        var random: SplitMix64
         var mutationChance: Double
         var mutated = false
         var snakeCaseKeys = false
@@ -217,7 +217,7 @@ import Testing
     @Test(arguments: configurations.indices)
     func generatedDocumentsDecodeAsFoundationDecodesThem(configuration index: Int) throws {
         let configuration = Self.configurations[index]
-        var random = SeededRandom(seed: UInt64(index) + 26)
+        var random = SplitMix64(seed: UInt64(index) + 26)
         var failures = 0
         var decoded = 0
         for document in 0..<600 {
@@ -284,8 +284,8 @@ import Testing
     }
 }
 
-/// SplitMix64: the same documents on every run.
-struct SeededRandom: RandomNumberGenerator {
+/// The same documents on every run.
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
     init(seed: UInt64) {

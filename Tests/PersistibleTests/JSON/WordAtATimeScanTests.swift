@@ -1,0 +1,349 @@
+import Foundation
+import Testing
+
+@testable import Persistible
+
+/// The scanner reads strings, indentation and digits a word (eight bytes) at a time and the last few bytes one at a
+/// time. These documents put each kind of byte at each offset of a word and near the end, and each knows what the
+/// scan must find: the range of every element, or the byte where the JSON stops and what the message says it expected.
+@Suite struct WordAtATimeScanTests {
+    @Test func stringsOfEveryLengthAreFoundWholeWhateverTheyHoldAndWhereverTheyEnd() {
+        for length in 0...40 {
+            for trailing in 0..<10 {
+                var document = Document(seed: UInt64(length * 10 + trailing))
+                document.elements()
+                document.element { $0.string(length: length) }
+                document.close(trailing: trailing)
+                check(document)
+            }
+        }
+    }
+
+    @Test(arguments: StringFault.allCases)
+    func aFaultInAStringIsFoundWhereverItIs(_ fault: StringFault) {
+        for length in 0...40 {
+            for offset in 0...length {
+                var document = Document(seed: UInt64(fault.rawValue * 10_000 + length * 100 + offset))
+                document.elements()
+                document.element { $0.string(length: length, fault: (offset, fault)) }
+                document.close(trailing: offset % 10)
+                check(document)
+            }
+        }
+    }
+
+    @Test(arguments: [nil] + NumberFault.allCases)
+    func numbersWithEveryLengthOfDigitsAreFoundWholeOrStopAtTheFirstByteThatIsNoDigit(_ fault: NumberFault?) {
+        for digits in 1...20 {
+            for trial in 0..<10 {
+                var document = Document(seed: UInt64((fault?.rawValue ?? 9) * 10_000 + digits * 100 + trial))
+                document.elements()
+                document.element { $0.number(digits: digits, fault: fault) }
+                document.close(trailing: trial)
+                check(document)
+            }
+        }
+    }
+
+    @Test func literalsAreFoundWholeOrStopAtTheirFirstWrongLetter() {
+        for literal in ["true", "false", "null"] {
+            // Each letter after the first, which tells the literal, wrong or cut off in turn, then none.
+            for wrong in 1...literal.count {
+                for trailing in 0..<20 {
+                    var document = Document(seed: UInt64(literal.count * 1_000 + wrong * 100 + trailing))
+                    document.elements()
+                    document.element { $0.literal(literal, wrongAt: wrong, cutThere: trailing >= 10) }
+                    document.close(trailing: trailing % 10)
+                    check(document)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: WhitespacePlace.allCases)
+    func aControlCharacterInWhitespaceIsFoundWhereverWhitespaceMayBe(_ place: WhitespacePlace) {
+        for trial in 0..<100 {
+            var document = Document(seed: UInt64(place.rawValue * 10_000 + trial))
+            document.elements()
+            document.element(afterFaultyWhitespace: place == .beforeElement) { $0.object(faultyWhitespace: place) }
+            if place == .afterElement { document.faultyWhitespace(expecting: Expected.afterElement) }
+            document.close(trailing: trial % 10)
+            check(document)
+        }
+    }
+
+    private func check(_ document: Document) {
+        let data = Data(document.bytes)
+        let text = String(decoding: document.bytes, as: UTF8.self).debugDescription
+        guard let (offset, expected) = document.fault else {
+            #expect(JSONScanner.elementRanges(of: data) == document.ranges, "\(text)")
+            #expect(JSONScanner.syntaxError(in: data) == nil, "\(text)")
+            return
+        }
+        #expect(JSONScanner.elementRanges(of: data) == nil, "\(text)")
+        let description = JSONScanner.syntaxError(in: data)?.description ?? "no error"
+        #expect(description.contains("(byte \(offset)): expected \(expected), found"), "\(description) in \(text)")
+    }
+}
+
+/// What the error message says the scan expected where bytes stop being JSON, as the scanner words it.
+private enum Expected {
+    static let value = "a value"
+    static let afterElement = "',' or ']' after an array element"
+    static let afterMember = "',' or '}' after an object member"
+    static let keyOrEnd = "a key in quotes or '}'"
+    static let key = "a key in quotes"
+    static let colon = "':' after a key"
+    static let stringEnd = "'\"' to end the string"
+    static let stringCharacter = "'\"' or more of the string, in which control characters must be escaped"
+    static let escape = "an escape sequence (\\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u)"
+    static let hexDigits = "four hexadecimal digits after '\\u'"
+    static let digit = "a digit"
+}
+
+/// A fault put into a string's characters.
+enum StringFault: Int, CaseIterable, Sendable {
+    case controlCharacter, unknownEscape, badHexDigit, cutInCharacters, cutAfterBackslash, cutInHexDigits
+}
+
+/// A byte that is no digit where a number needs one, or right after its digits.
+enum NumberFault: Int, CaseIterable, Sendable {
+    case afterMinus, afterPoint, afterExponent, afterDigits
+}
+
+/// Where whitespace with a control character in it goes: in an object, or before or after it in the array.
+enum WhitespacePlace: Int, CaseIterable, Sendable {
+    case beforeFirstKey, beforeColon, afterColon, afterValue, afterComma, beforeElement, afterElement
+}
+
+/// A JSON array made piece by piece, which knows the range of each of its elements and, once a fault is put in, the
+/// first byte where the bytes stop being JSON and what the scanner expected there.
+private struct Document {
+    // A first element keeps faults out of the first four bytes, where a zero byte would mean UTF-16.
+    private(set) var bytes = Array("[\n  0".utf8)
+    private(set) var ranges = [4..<5]
+    private(set) var fault: (offset: Int, expected: String)?
+    /// Whether the document was cut short: nothing more is written.
+    private var cut = false
+    private var random: SeededRandom
+
+    init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    /// Characters of a string, each whole: ASCII, bytes above 0x7F whose low seven bits read as `"`, a control
+    /// character or a space (U+00A2, U+00DC, U+00A0), longer UTF-8, and escapes.
+    private static let characters = [
+        "a", "Z", " ", "~", "\u{7F}", "\u{A2}", "\u{DC}", "\u{A0}", "é", "日", "🎉", "\\\"", "\\\\", "\\/", "\\b",
+        "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\uD83C\\uDF89",
+    ]
+
+    /// Bytes that are no JSON whitespace: zero, and those around the whitespace ones.
+    private static let controlCharacters = ["\u{0}", "\u{1}", "\u{8}", "\u{B}", "\u{C}", "\u{E}", "\u{1F}"]
+
+    private mutating func pick(_ choices: [String]) -> String {
+        choices[random.next(below: choices.count)]
+    }
+
+    private mutating func append(_ text: String) {
+        if !cut { bytes += text.utf8 }
+    }
+
+    /// Notes a fault at the next byte, unless one came before.
+    private mutating func expect(_ expected: String) {
+        if fault == nil, !cut { fault = (bytes.count, expected) }
+    }
+
+    mutating func element(afterFaultyWhitespace faulty: Bool = false, _ build: (inout Document) -> Void) {
+        append(",")
+        if faulty { faultyWhitespace(expecting: Expected.value) } else { whitespace() }
+        let start = bytes.count
+        build(&self)
+        ranges.append(start..<bytes.count)
+    }
+
+    /// Up to three elements of any kind.
+    mutating func elements() {
+        for _ in 0..<random.next(below: 4) {
+            switch random.next(below: 4) {
+            case 0: element { $0.string(length: $0.random.next(below: 30)) }
+            case 1: element { $0.number(digits: 1 + $0.random.next(below: 12)) }
+            case 2: element { $0.object() }
+            default: element { $0.append($0.pick(["true", "false", "null", "[]", "{}", "[1, \"x\"]"])) }
+            }
+        }
+    }
+
+    mutating func close(trailing: Int) {
+        whitespace()
+        append("]")
+        append(String(repeating: " ", count: trailing))
+    }
+
+    /// Whitespace as the package's files have it (a line break and indentation) or any mix, or none.
+    mutating func whitespace() {
+        switch random.next(below: 3) {
+        case 0: append("\n" + String(repeating: " ", count: random.next(below: 21)))
+        case 1: append((0..<random.next(below: 21)).map { _ in pick([" ", "\n", "\t", "\r"]) }.joined())
+        default: break
+        }
+    }
+
+    /// Whitespace with a control character in it, which is where the JSON stops.
+    mutating func faultyWhitespace(expecting expected: String) {
+        whitespace()
+        expect(expected)
+        append(pick(Self.controlCharacters))
+        whitespace()
+    }
+
+    /// A string of `length` bytes of characters, with `fault` put in after `offset` of them, or after the first
+    /// character that ends past it.
+    mutating func string(length: Int, fault: (offset: Int, StringFault)? = nil) {
+        append("\"")
+        var written = 0
+        var pending = fault
+        while written < length || pending != nil {
+            if let (offset, kind) = pending, written >= offset {
+                put(kind)
+                pending = nil
+                continue
+            }
+            let character = pick(Self.characters.filter { $0.utf8.count <= length - written })
+            append(character)
+            written += character.utf8.count
+        }
+        append("\"")
+    }
+
+    private mutating func put(_ fault: StringFault) {
+        let someHexDigits = (0..<random.next(below: 4)).map { _ in pick("0123456789abcdefABCDEF".map(String.init)) }
+        switch fault {
+        case .controlCharacter:
+            expect(Expected.stringCharacter)
+            append(pick(Self.controlCharacters))
+        case .unknownEscape:
+            append("\\")
+            expect(Expected.escape)
+            append(pick(["a", "0", "U", " ", "x", "'", "\u{1}", "é"]))
+        case .badHexDigit:
+            append("\\u" + someHexDigits.joined())
+            expect(Expected.hexDigits)
+            // The bytes around the ranges of hexadecimal digits, and others.
+            append(pick(["/", ":", "@", "G", "`", "g", "\"", " "]))
+        case .cutInCharacters:
+            expect(Expected.stringEnd)
+            cut = true
+        case .cutAfterBackslash:
+            append("\\")
+            expect(Expected.escape)
+            cut = true
+        case .cutInHexDigits:
+            append("\\u" + someHexDigits.joined())
+            expect(Expected.hexDigits)
+            cut = true
+        }
+    }
+
+    /// A number whose digits run `digits` long in each of its parts, with `fault` where it says: for `afterDigits`
+    /// the number must be an element of the array.
+    mutating func number(digits: Int, fault: NumberFault? = nil) {
+        // The bytes just below and above the digits, and others.
+        let noDigit = pick(["/", ":", ",", "]", " ", "a", "\u{1}"])
+        if fault == .afterMinus || random.next(below: 2) == 0 {
+            append("-")
+        }
+        if fault == .afterMinus {
+            expect(Expected.digit)
+            append(noDigit)
+            return
+        }
+        append(digits == 1 && random.next(below: 4) == 0 ? "0" : digitRun(digits))
+        if fault == .afterPoint || random.next(below: 2) == 0 {
+            append(".")
+            if fault == .afterPoint {
+                expect(Expected.digit)
+                append(noDigit)
+                return
+            }
+            append(digitRun(digits))
+        }
+        if fault == .afterExponent || random.next(below: 2) == 0 {
+            append(pick(["e", "E", "e+", "e-", "E+", "E-"]))
+            if fault == .afterExponent {
+                expect(Expected.digit)
+                append(noDigit)
+                return
+            }
+            append(digitRun(digits))
+        }
+        if fault == .afterDigits {
+            expect(Expected.afterElement)
+            // Or a byte that is not UTF-8 and whose low seven bits read as a digit.
+            let byte = [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "a"), 0x01, 0xB3][random.next(below: 5)]
+            if !cut { bytes.append(byte) }
+        }
+    }
+
+    /// `literal` with the letter at `wrong`, if it has one there, replaced or, with `cutThere`, the document cut there.
+    mutating func literal(_ literal: String, wrongAt wrong: Int, cutThere: Bool) {
+        append(String(literal.prefix(wrong)))
+        guard wrong < literal.count else { return }
+        expect("'\(literal)'")
+        if cutThere {
+            cut = true
+        } else {
+            append(pick([String(literal.dropFirst(wrong).prefix(1)).uppercased(), "x", " ", ",", "\u{0}"]))
+        }
+    }
+
+    /// Digits that do not start with a zero.
+    private mutating func digitRun(_ count: Int) -> String {
+        pick("123456789".map(String.init)) + (1..<count).map { _ in pick("0123456789".map(String.init)) }.joined()
+    }
+
+    /// An object of one to three members, with whitespace with a control character in it at `place`, if it is in an
+    /// object.
+    mutating func object(faultyWhitespace place: WhitespacePlace? = nil) {
+        func gap(_ here: WhitespacePlace, _ expected: String) {
+            if place == here { faultyWhitespace(expecting: expected) } else { whitespace() }
+        }
+        append("{")
+        gap(.beforeFirstKey, Expected.keyOrEnd)
+        for member in 0..<(1 + random.next(below: 3)) {
+            if member > 0 {
+                append(",")
+                gap(.afterComma, Expected.key)
+            }
+            string(length: random.next(below: 12))
+            gap(.beforeColon, Expected.colon)
+            append(":")
+            gap(.afterColon, Expected.value)
+            if random.next(below: 2) == 0 {
+                string(length: random.next(below: 30))
+            } else {
+                number(digits: 1 + random.next(below: 10))
+            }
+            gap(.afterValue, Expected.afterMember)
+        }
+        append("}")
+    }
+}
+
+/// SplitMix64: the same numbers for the same seed, so that a failure can be run again.
+private struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        mixed ^= mixed >> 31
+        return Int(mixed % UInt64(bound))
+    }
+}
