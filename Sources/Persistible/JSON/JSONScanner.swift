@@ -166,34 +166,76 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
+    /// Whether `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if in any Unicode form.
+    /// A decoder may then walk the bytes without checking their grammar again, though not yet their UTF-8.
+    static func isStrictJSON(_ data: Data) -> Bool {
+        !data.starts(with: [0xEF, 0xBB, 0xBF]) && valueRange(of: data) != nil
+    }
+
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
-    /// hold an escaped lone surrogate, which spells none.
+    /// hold an escaped lone surrogate, which spells none. Bytes that are not UTF-8 are repaired.
     static func unescaped(_ characters: some Collection<UInt8>) -> String? {
-        guard characters.contains(UInt8(ascii: "\\")) else { return String(decoding: characters, as: UTF8.self) }
-        // In UTF-16, where each escape is one code unit and decoding finds a surrogate that is not in a pair. Not the
-        // decoder: a set compared as read, or a key under a strategy, can have thousands of escaped strings.
-        var units: [UInt16] = []
-        var rest = characters[...]
-        while let backslash = rest.firstIndex(of: UInt8(ascii: "\\")) {
-            units += String(decoding: rest[..<backslash], as: UTF8.self).utf16
-            rest = rest[rest.index(after: backslash)...]
-            switch rest.popFirst() {
-            case UInt8(ascii: "u"):
-                guard let unit = UInt16(String(decoding: rest.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                units.append(unit)
-                rest = rest.dropFirst(4)
-            case let escaped?:
-                let controls: [UInt8: UInt16] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                units.append(controls[escaped] ?? UInt16(escaped))
-            case nil: return nil
+        let unescape = { (characters: UnsafeRawBufferPointer) in
+            withUnescaped(characters) { String(decoding: $0, as: UTF8.self) }
+        }
+        return characters.withContiguousStorageIfAvailable { unescape(UnsafeRawBufferPointer($0)) }
+            ?? Array(characters).withUnsafeBytes(unescape)
+    }
+
+    /// Calls `body` with the UTF-8 that a JSON string's characters spell, inside the quotes and escapes as stored;
+    /// `nil` if they hold an escaped lone surrogate, which spells none.
+    static func withUnescaped<Result>(
+        _ characters: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result? {
+        // Escapes are longer than what they spell in UTF-8, so the characters' count is room enough.
+        withUnsafeTemporaryAllocation(byteCount: characters.count, alignment: 1) { output in
+            var written = 0
+            var index = 0
+            func append(_ byte: UInt8) {
+                output[written] = byte
+                written += 1
             }
+            while let backslash = characters[index...].firstIndex(of: UInt8(ascii: "\\")) {
+                let run = UnsafeRawBufferPointer(rebasing: characters[index..<backslash])
+                UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: run)
+                written += run.count
+                guard backslash + 1 < characters.count else { break }
+                let escaped = characters[backslash + 1]
+                index = backslash + 2
+                switch escaped {
+                case UInt8(ascii: "b"): append(0x08)
+                case UInt8(ascii: "f"): append(0x0C)
+                case UInt8(ascii: "n"): append(0x0A)
+                case UInt8(ascii: "r"): append(0x0D)
+                case UInt8(ascii: "t"): append(0x09)
+                case UInt8(ascii: "u"): break
+                default: append(escaped)
+                }
+                guard escaped == UInt8(ascii: "u") else { continue }
+                var scalar = hexValue(characters, at: index)
+                index += 4
+                if (0xD800..<0xDC00).contains(scalar), index + 6 <= characters.count,
+                    characters[index] == UInt8(ascii: "\\"), characters[index + 1] == UInt8(ascii: "u"),
+                    case let trail = hexValue(characters, at: index + 2), (0xDC00..<0xE000).contains(trail)
+                {
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (trail - 0xDC00)
+                    index += 6
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                UTF8.encode(unicode, into: append)
+            }
+            let rest = UnsafeRawBufferPointer(rebasing: characters[min(index, characters.count)...])
+            UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: rest)
+            written += rest.count
+            return body(UnsafeRawBufferPointer(rebasing: output[..<written]))
         }
-        units += String(decoding: rest, as: UTF8.self).utf16
-        var utf8: [UInt8] = []
-        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
-            utf8.append($0)
+    }
+
+    /// The four hexadecimal digits at `index`, which the grammar has checked.
+    private static func hexValue(_ characters: UnsafeRawBufferPointer, at index: Int) -> UInt32 {
+        characters[index..<min(index + 4, characters.count)].reduce(0) { value, digit in
+            value << 4 + UInt32(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit | 0x20 - 87)
         }
-        return failed ? nil : String(decoding: utf8, as: UTF8.self)
     }
 
     /// Calls `body` with the ranges of each member's key (inside the quotes, escapes as stored) and value in the
@@ -596,30 +638,44 @@ struct JSONScanner {
     /// Moves past a string's characters up to the next `"`, `\` or control character, a word at a time while a whole
     /// word remains. A byte that it stops at needlessly, past a flagged one, the byte-by-byte loop reads on.
     private mutating func skipOrdinaryCharacters() {
-        while position + 8 <= bytes.count {
-            let word = word(at: position)
+        position = Self.endOfOrdinaryCharacters(in: bytes, from: position)
+    }
+
+    /// Where the ordinary characters of a string from `index` end, as `skipOrdinaryCharacters` finds it; for the
+    /// decoder, which walks bytes the scanner has checked.
+    @inline(__always)
+    static func endOfOrdinaryCharacters(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        endOfWords(in: bytes, from: index) { word in
             // Quotes and backslashes become zero bytes.
-            let special = Self.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
-                | Self.zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C) | Self.bytesBelow0x20(in: word)
-            guard special == 0 else {
-                position += special.trailingZeroBitCount / 8
-                return
-            }
-            position += 8
+            zeroBytes(in: word ^ 0x2222_2222_2222_2222) | zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                | bytesBelow0x20(in: word)
         }
+    }
+
+    /// Where the first byte that `flags` sets bits in is, from `index`, a word at a time while a whole word remains.
+    @inline(__always)
+    private static func endOfWords(
+        in bytes: UnsafeRawBufferPointer, from index: Int, _ flags: (UInt64) -> UInt64
+    ) -> Int {
+        var index = index
+        while index + 8 <= bytes.count {
+            let flagged = flags(word(in: bytes, at: index))
+            guard flagged == 0 else { return index + flagged.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        return index
     }
 
     /// Moves past the spaces here, a word at a time while a whole word remains.
     private mutating func skipSpaces() {
-        while position + 8 <= bytes.count {
-            // Spaces become zero bytes.
-            let nonSpaces = word(at: position) ^ 0x2020_2020_2020_2020
-            guard nonSpaces == 0 else {
-                position += nonSpaces.trailingZeroBitCount / 8
-                return
-            }
-            position += 8
-        }
+        position = Self.endOfSpaces(in: bytes, from: position)
+    }
+
+    /// Where the spaces from `index` end, a word at a time while a whole word remains.
+    @inline(__always)
+    static func endOfSpaces(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        // Spaces become zero bytes.
+        endOfWords(in: bytes, from: index) { $0 ^ 0x2020_2020_2020_2020 }
     }
 
     /// Moves past the `true`, `false` or `null` that `first` starts, compared as one word where a whole word remains;
@@ -653,6 +709,10 @@ struct JSONScanner {
     }
 
     private func word(at offset: Int) -> UInt64 {
+        Self.word(in: bytes, at: offset)
+    }
+
+    private static func word(in bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
         UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 

@@ -1,0 +1,925 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// MARK: - Decoding directly from the bytes
+
+extension JSONDecoder {
+    /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
+    /// directly where they are strict JSON in UTF-8. Anything else is left to `decode(_:from:)` itself: JSON5, a top
+    /// level dictionary without braces, a strategy such as `.formatted`.
+    ///
+    /// ```swift
+    /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: JSON, in any encoding that `decode(_:from:)` reads.
+    /// - Returns: The decoded value.
+    /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
+    ///   own `init(from:)`.
+    func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        guard !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
+            return try decode(type, from: data)
+        }
+        let source = DirectDecoding(data, decoder: self)
+        do {
+            let value = try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
+            return source.needsFoundation ? try decode(type, from: data) : value
+        } catch {
+            // Whatever a type's `init(from:)` made of the error thrown there.
+            if source.needsFoundation { return try decode(type, from: data) }
+            guard error is DirectDecoding.NotValidJSON else { throw error }
+            // What Foundation throws for a number or string it cannot represent, wherever it is.
+            let context = DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.")
+            throw DecodingError.dataCorrupted(context)
+        }
+    }
+}
+
+/// The bytes of one direct decode, already checked to be strict JSON, and what the `JSONDecoder` it stands for says
+/// about dates, data, floats and keys; shared by every decoder and container of the decode.
+///
+/// The bytes are copied, so that a decoder or container that a type keeps after its `init(from:)` stays valid.
+/// **Not `Sendable`: one decode uses it on one thread.**
+final class DirectDecoding {
+    let bytes: UnsafeRawBufferPointer
+    /// Where the value to decode starts.
+    let firstValue: Int
+    /// Where a `null` lies after the copied bytes, for a `superDecoder(forKey:)` whose key is missing.
+    let nullValue: Int
+    let dates: JSONDecoder.DateDecodingStrategy
+    let dataStrategy: JSONDecoder.DataDecodingStrategy
+    let keys: JSONDecoder.KeyDecodingStrategy
+    let floats: JSONDecoder.NonConformingFloatDecodingStrategy
+    let userInfo: [CodingUserInfoKey: Any]
+    /// For numbers whose conversion only Foundation decides exactly, and keys under `.convertFromSnakeCase`.
+    private let foundation: JSONDecoder
+    private lazy var keyReading = KeyReading(foundation)
+    /// The last object whose members were read, so that an array of records skips a record without reading it again.
+    @exclusivity(unchecked) var lastObjectRead = (start: -1, end: 0)
+
+    /// A string or number that Foundation cannot represent: the error it reports for the whole input.
+    struct NotValidJSON: Error {}
+
+    /// Whether the decode met a strategy that only Foundation knows (`.formatted` on Apple platforms, one added
+    /// later): Foundation then decodes the bytes again.
+    private(set) var needsFoundation = false
+
+    init(_ data: Data, decoder: JSONDecoder) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
+        data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
+        nullValue = data.count
+        copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
+        bytes = UnsafeRawBufferPointer(copy)
+        dates = decoder.dateDecodingStrategy
+        dataStrategy = decoder.dataDecodingStrategy
+        keys = decoder.keyDecodingStrategy
+        floats = decoder.nonConformingFloatDecodingStrategy
+        userInfo = decoder.userInfo
+        foundation = decoder
+        var start = 0
+        while isJSONWhitespace(copy[start]) { start += 1 }
+        firstValue = start
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// Leaves the decode to Foundation, whatever a type's `init(from:)` makes of the error thrown.
+    private func leaveToFoundation() -> NotValidJSON {
+        needsFoundation = true
+        return NotValidJSON()
+    }
+
+    // MARK: Values of the types Foundation treats specially
+
+    /// Decodes `type` from the value at `offset`, the `key` of the value at `parent`, as Foundation's `unwrap` does.
+    func unwrap<T: Decodable>(
+        _ type: T.Type, at offset: Int, parent: CodingPathNode, key: (any CodingKey)?
+    ) throws -> T {
+        // What `init(from:)` would read through a single value container, read without making a decoder; a cast
+        // that a check of the type has made safe, where `as!` would cost a dynamic cast.
+        if T.self == Int.self {
+            return unsafeBitCast(try integer(Int.self, at: offset, path: parent.appending(key).path), to: T.self)
+        }
+        if T.self == Double.self {
+            let double = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return unsafeBitCast(double, to: T.self)
+        }
+        if T.self == String.self {
+            return unsafeBitCast(try string(at: offset, path: parent.appending(key).path), to: T.self)
+        }
+        if T.self == Bool.self {
+            return unsafeBitCast(try bool(at: offset, path: parent.appending(key).path), to: T.self)
+        }
+        if T.self == Data.self {
+            return try data(at: offset, parent: parent, key: key) as! T
+        }
+        if T.self == Date.self {
+            return try date(at: offset, parent: parent, key: key) as! T
+        }
+        if T.self == URL.self {
+            try checkNotNull(offset, URL.self, at: parent.appending(key).path)
+            let string = try string(at: offset, path: parent.appending(key).path)
+            guard let url = URL(string: string) else {
+                throw corrupted("Invalid URL string.", at: parent.appending(key).path)
+            }
+            return url as! T
+        }
+        if T.self == Decimal.self {
+            try checkNotNull(offset, Decimal.self, at: parent.appending(key).path)
+            guard isNumber(offset) else {
+                let context = DecodingError.Context(codingPath: parent.appending(key).path, debugDescription: "")
+                throw DecodingError.typeMismatch(Decimal.self, context)
+            }
+            return try numberByFoundation(Decimal.self, at: offset) as! T
+        }
+        if let dictionary = T.self as? any StringKeyedDictionary.Type {
+            return try dictionary.decodeMembers(of: self, at: offset, path: parent.appending(key)) as! T
+        }
+        return try T(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+    }
+
+    private func date(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Date {
+        try checkNotNull(offset, Date.self, at: parent.appending(key).path)
+        // `if case` rather than `switch`: which cases there are depends on the platform's Foundation.
+        if case .secondsSince1970 = dates {
+            let seconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return Date(timeIntervalSince1970: seconds)
+        } else if case .millisecondsSince1970 = dates {
+            let milliseconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        } else if case .iso8601 = dates {
+            let string = try string(at: offset, path: parent.appending(key).path)
+            guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
+                // Foundation names the path of the container, not the value's.
+                throw corrupted("Expected date string to be ISO8601-formatted.", at: parent.path)
+            }
+            return date
+        } else if case .custom(let read) = dates {
+            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        } else if case .deferredToDate = dates {
+            return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        }
+        // `.formatted`, on Apple platforms.
+        throw leaveToFoundation()
+    }
+
+    private func data(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Data {
+        try checkNotNull(offset, Data.self, at: parent.appending(key).path)
+        switch dataStrategy {
+        case .deferredToData:
+            return try Data(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        case .base64:
+            guard bytes[offset] == UInt8(ascii: "\"") else {
+                throw typeMismatch(String.self, found: offset, at: parent.appending(key).path)
+            }
+            guard let data = Data(base64Encoded: try string(at: offset, path: parent.appending(key).path)) else {
+                throw corrupted("Encountered Data is not valid Base64.", at: parent.appending(key).path)
+            }
+            return data
+        case .custom(let read):
+            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        @unknown default:
+            throw leaveToFoundation()
+        }
+    }
+
+    // MARK: Scalars
+
+    func bool(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        switch bytes[offset] {
+        case UInt8(ascii: "t"): return true
+        case UInt8(ascii: "f"): return false
+        default: throw typeMismatch(Bool.self, found: offset, at: path())
+        }
+    }
+
+    func string(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        try checkNotNull(offset, String.self, at: path())
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw typeMismatch(String.self, found: offset, at: path()) }
+        let (characters, escaped) = stringCharacters(at: offset)
+        return try text(UnsafeRawBufferPointer(rebasing: bytes[characters]), escaped: escaped)
+    }
+
+    /// The string that `characters` spell; the scanner has checked their grammar, not their UTF-8.
+    private func text(_ characters: UnsafeRawBufferPointer, escaped: Bool) throws -> String {
+        let string = escaped
+            ? JSONScanner.withUnescaped(characters, validatedString) ?? nil : validatedString(characters)
+        // A lone surrogate's escape, or bytes that are not UTF-8: Foundation reports either as invalid JSON.
+        guard let string else { throw NotValidJSON() }
+        return string
+    }
+
+    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, where `String(validating:)` would
+    /// cost generic metadata in each call.
+    private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
+        var index = 0
+        while index + 8 <= utf8.count,
+            utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+            index += 8
+        }
+        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return String(decoding: utf8, as: UTF8.self) }
+        return String(validating: utf8, as: UTF8.self)
+    }
+
+    func integer<T: FixedWidthInteger & Decodable>(
+        _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        try checkNotNull(offset, type, at: path())
+        guard isNumber(offset) else { throw typeMismatch(type, found: offset, at: path()) }
+        // Read without generics, which would cost a call for each digit; `T` is only checked once.
+        guard let (magnitude, negative) = plainInteger(at: offset) else {
+            return try numberByFoundation(type, at: offset)
+        }
+        if !negative, let value = T(exactly: magnitude) {
+            return value
+        }
+        if negative, magnitude <= UInt64(Int64.max), let value = T(exactly: -Int64(magnitude)) {
+            return value
+        }
+        return try numberByFoundation(type, at: offset)
+    }
+
+    /// The integer at `offset`, if it has neither fraction nor exponent, and its magnitude fits in 64 bits.
+    private func plainInteger(at offset: Int) -> (magnitude: UInt64, negative: Bool)? {
+        var index = offset
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var magnitude: UInt64 = 0
+        while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+            let (tens, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
+            let (next, overflowedToo) = tens.addingReportingOverflow(UInt64(digit))
+            guard !overflowed, !overflowedToo else { return nil }
+            magnitude = next
+            index += 1
+        }
+        let byte = bytes[index]
+        return byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") ? nil : (magnitude, negative)
+    }
+
+    func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible & Decodable>(
+        _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        try checkNotNull(offset, type, at: path())
+        if isNumber(offset) {
+            let end = endOfValue(at: offset)
+            guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
+                throw NotValidJSON()
+            }
+            // A number so small that it rounds to zero is out of range, as a large one is.
+            let significand = bytes[offset..<end].prefix { $0 | 0x20 != UInt8(ascii: "e") }
+            if value == 0, significand.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+                throw NotValidJSON()
+            }
+            return value
+        }
+        if bytes[offset] == UInt8(ascii: "\""),
+            case .convertFromString(let infinity, let minusInfinity, let nan) = floats
+        {
+            let (characters, escaped) = stringCharacters(at: offset)
+            if !escaped {
+                let string = bytes[characters]
+                if string.elementsEqual(infinity.utf8) { return T.infinity }
+                if string.elementsEqual(minusInfinity.utf8) { return -T.infinity }
+                if string.elementsEqual(nan.utf8) { return T.nan }
+            }
+        }
+        throw typeMismatch(type, found: offset, at: path())
+    }
+
+    /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
+    private func numberByFoundation<T: Decodable>(_ type: T.Type, at offset: Int) throws -> T {
+        let number = Data(bytes[offset..<endOfValue(at: offset)])
+        guard let value = try? foundation.decode(type, from: number) else { throw NotValidJSON() }
+        return value
+    }
+
+    // MARK: Errors
+
+    func checkNotNull(_ offset: Int, _ type: Any.Type, at path: @autoclosure () -> [any CodingKey]) throws {
+        guard bytes[offset] == UInt8(ascii: "n") else { return }
+        let context = DecodingError.Context(
+            codingPath: path(), debugDescription: "Cannot get value of type \(type) -- found null value instead"
+        )
+        throw DecodingError.valueNotFound(type, context)
+    }
+
+    func typeMismatch(_ type: Any.Type, found offset: Int, at path: [any CodingKey]) -> DecodingError {
+        let found = switch bytes[offset] {
+        case UInt8(ascii: "\""): "a string"
+        case UInt8(ascii: "{"): "a dictionary"
+        case UInt8(ascii: "["): "an array"
+        case UInt8(ascii: "n"): "null"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): "bool"
+        default: "number"
+        }
+        let context = DecodingError.Context(
+            codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."
+        )
+        return DecodingError.typeMismatch(type, context)
+    }
+
+    private func corrupted(_ description: String, at path: [any CodingKey]) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: description))
+    }
+
+    // MARK: Walking known-valid bytes
+
+    func isNumber(_ offset: Int) -> Bool {
+        let byte = bytes[offset]
+        return byte == UInt8(ascii: "-") || byte &- UInt8(ascii: "0") < 10
+    }
+
+    func skipWhitespace(from offset: Int) -> Int {
+        var index = offset
+        while isJSONWhitespace(bytes[index]) {
+            index += 1
+            if bytes[index - 1] == UInt8(ascii: "\n") { index = JSONScanner.endOfSpaces(in: bytes, from: index) }
+        }
+        return index
+    }
+
+    /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
+    func stringCharacters(at offset: Int) -> (characters: Range<Int>, escaped: Bool) {
+        var index = offset + 1
+        var escaped = false
+        while true {
+            index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: index)
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return ((offset + 1)..<index, escaped)
+    }
+
+    /// Where the value at `offset` ends; the scanner has already checked all of it.
+    func endOfValue(at offset: Int) -> Int {
+        switch bytes[offset] {
+        case UInt8(ascii: "\""):
+            return stringCharacters(at: offset).characters.upperBound + 1
+        case UInt8(ascii: "{") where offset == lastObjectRead.start:
+            return lastObjectRead.end
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = offset
+            while true {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = stringCharacters(at: index).characters.upperBound
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+        case UInt8(ascii: "t"), UInt8(ascii: "n"):
+            return offset + 4
+        case UInt8(ascii: "f"):
+            return offset + 5
+        default:
+            var index = offset + 1
+            while case let byte = bytes[index], byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".")
+                || byte | 0x20 == UInt8(ascii: "e") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            {
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// The key that the member spelled `characters` (escapes as stored; `plain` if none is, and all are ASCII) stands
+    /// for under the key strategy, in an object at `path`; `nil` if it reads as its bytes do.
+    func readKey(_ characters: Range<Int>, plain: Bool, at path: @autoclosure () -> [any CodingKey]) throws -> String? {
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
+        // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
+        if case .useDefaultKeys = keys, plain {
+            return nil
+        }
+        let escaped = raw.contains(UInt8(ascii: "\\"))
+        let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
+        switch keys {
+        case .useDefaultKeys:
+            return escaped ? key : nil
+        case .convertFromSnakeCase:
+            return keyReading.read(key, at: [])
+        case .custom(let convert):
+            return convert(path() + [DirectCodingKey(stringValue: key)]).stringValue
+        @unknown default:
+            throw leaveToFoundation()
+        }
+    }
+}
+
+// MARK: - Coding paths
+
+/// A coding path as a chain to its parent, so that entering a value copies no array.
+indirect enum CodingPathNode {
+    case root
+    case key(any CodingKey, CodingPathNode)
+
+    var path: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node = self
+        while case .key(let key, let parent) = node {
+            keys.append(key)
+            node = parent
+        }
+        return keys.reversed()
+    }
+
+    func appending(_ key: (any CodingKey)?) -> CodingPathNode {
+        key.map { .key($0, self) } ?? self
+    }
+}
+
+/// A key of a path that no type's keys name: an array's index, a dictionary's key, `super`.
+struct DirectCodingKey: CodingKey {
+    // Small enough for an existential's inline storage: an array's elements then allocate no key.
+    private let name: String?
+    /// `Int.min` for none.
+    private let number: Int
+
+    var intValue: Int? {
+        number == Int.min ? nil : number
+    }
+
+    /// Foundation's spelling, made only when asked for.
+    var stringValue: String {
+        name ?? "Index \(number)"
+    }
+
+    init(stringValue: String) {
+        self.init(stringValue: stringValue, intValue: nil)
+    }
+
+    /// The key of a dictionary's member, which the standard library's own decoding numbers where it can.
+    init(stringValue: String, intValue: Int?) {
+        name = stringValue
+        number = intValue ?? Int.min
+    }
+
+    init(intValue: Int) {
+        name = nil
+        number = intValue
+    }
+
+    static let superKey = DirectCodingKey(stringValue: "super")
+}
+
+// MARK: - The decoder
+
+/// The `Decoder` of one value of a direct decode, and its single value container.
+struct DirectDecoder: Decoder, SingleValueDecodingContainer {
+    let source: DirectDecoding
+    let offset: Int
+    let node: CodingPathNode
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] {
+        source.userInfo
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try checkContainer(opening: UInt8(ascii: "{"))
+        return KeyedDecodingContainer(try DirectKeyedContainer<Key>(source: source, offset: offset, node: node))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try checkContainer(opening: UInt8(ascii: "["))
+        return DirectUnkeyedContainer(source: source, offset: offset, node: node)
+    }
+
+    func checkContainer(opening: UInt8) throws {
+        guard source.bytes[offset] != opening else { return }
+        let (type, kind): (Any.Type, String) = opening == UInt8(ascii: "{")
+            ? ([String: Any].self, "keyed") : ([Any].self, "unkeyed")
+        guard source.bytes[offset] != UInt8(ascii: "n") else {
+            let description = "Cannot get \(kind) decoding container -- found null value instead"
+            throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath,
+                                                                          debugDescription: description))
+        }
+        throw source.typeMismatch(type, found: offset, at: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        self
+    }
+
+    func decodeNil() -> Bool {
+        source.bytes[offset] == UInt8(ascii: "n")
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try source.bool(at: offset, path: codingPath)
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        try source.string(at: offset, path: codingPath)
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        try source.floatingPoint(type, at: offset, path: codingPath)
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        try source.floatingPoint(type, at: offset, path: codingPath)
+    }
+
+    func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        try source.integer(type, at: offset, path: codingPath)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try source.unwrap(type, at: offset, parent: node, key: nil)
+    }
+}
+
+/// A `[String: Value]`, read member by member. Foundation does so, keys as they are spelled, under a key strategy;
+/// under none, `init(from:)` reads the keys that its container lists, which is the same but for which of two wrong
+/// values it names first (Foundation's in the order of its hashing, ours in the document's).
+protocol StringKeyedDictionary {
+    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
+    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
+        guard case .useDefaultKeys = source.keys else {
+            try source.checkNotNull(offset, [String: Any].self, at: path.path)
+            return try decodeAllMembers(of: source, at: offset, path: path, asContainer: false)
+        }
+        // The errors of `container(keyedBy:)`, which `init(from:)` would ask for.
+        try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
+        return try decodeAllMembers(of: source, at: offset, path: path, asContainer: true)
+    }
+
+    /// As a container reads them, the first of two members with one key alone, numbers in keys as numbers too; or
+    /// as Foundation does under a key strategy, all, the first kept.
+    private static func decodeAllMembers(
+        of source: DirectDecoding, at offset: Int, path: CodingPathNode, asContainer: Bool
+    ) throws -> Self {
+        guard source.bytes[offset] == UInt8(ascii: "{") else {
+            throw source.typeMismatch([String: Any].self, found: offset, at: path.path)
+        }
+        var result: [String: Value] = [:]
+        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, _, value in
+            let name = try source.string(at: key.lowerBound - 1, path: path.path)
+            guard !asContainer || result[name] == nil else { return }
+            let codingKey = DirectCodingKey(stringValue: name, intValue: asContainer ? Int(name) : nil)
+            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
+            if result[name] == nil { result[name] = decoded }
+        }
+        return result
+    }
+}
+
+// MARK: - Keyed containers
+
+/// An object's members, read once; a type's keys are then found by their bytes, from where the last one was found,
+/// as a synthesized `init(from:)` asks for them in the order that it wrote them.
+struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    private let source: DirectDecoding
+    private let node: CodingPathNode
+    private let members: ObjectMembers
+
+    init(source: DirectDecoding, offset: Int, node: CodingPathNode) throws {
+        self.source = source
+        self.node = node
+        let members = ObjectMembers()
+        members.list.reserveCapacity(8)
+        var highBits: UInt8 = 0
+        try Self.forEachMember(of: source, at: offset) { characters, escaped, value in
+            let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
+            var (fingerprint, spelledHighBits) = fingerprintOf(spelled)
+            let plain = !escaped && spelledHighBits < 0x80
+            let name = try source.readKey(characters, plain: plain, at: node.path)
+            highBits |= spelledHighBits
+            if var name {
+                (fingerprint, spelledHighBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
+                highBits |= spelledHighBits
+            }
+            let member = ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name)
+            members.list.append(member)
+        }
+        members.comparesStrings = highBits >= 0x80
+        let list = members.list
+        members.mayRepeatKeys = list.count <= 16
+            ? list.indices.contains { index in list[..<index].contains { $0.fingerprint == list[index].fingerprint } }
+            : Set(list.lazy.map { $0.fingerprint }).count < list.count
+        self.members = members
+    }
+
+    /// Calls `body` with each member's key characters, whether any is escaped, and its value's offset, in order.
+    static func forEachMember(
+        of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Bool, Int) throws -> Void
+    ) throws {
+        var index = source.skipWhitespace(from: offset + 1)
+        while source.bytes[index] != UInt8(ascii: "}") {
+            let (characters, escaped) = source.stringCharacters(at: index)
+            index = source.skipWhitespace(from: characters.upperBound + 1)
+            let value = source.skipWhitespace(from: index + 1)
+            try body(characters, escaped, value)
+            index = source.skipWhitespace(from: source.endOfValue(at: value))
+            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
+        }
+        source.lastObjectRead = (offset, index + 1)
+    }
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var allKeys: [Key] {
+        guard members.mayRepeatKeys || members.comparesStrings else {
+            return members.list.compactMap { Key(stringValue: name(of: $0)) }
+        }
+        var seen = Set<String>()
+        return members.list.compactMap { member in
+            let name = self.name(of: member)
+            return seen.insert(name).inserted ? Key(stringValue: name) : nil
+        }
+    }
+
+    private func name(of member: ObjectMember) -> String {
+        member.name ?? String(decoding: source.bytes[member.characters], as: UTF8.self)
+    }
+
+    private func bytesMatch(_ member: ObjectMember, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard var name = member.name else { return source.bytes[member.characters].elementsEqual(key) }
+        return name.withUTF8 { $0.elementsEqual(key) }
+    }
+
+    /// Where the value of `key` starts; `nil` if no member has it.
+    private func valueOffset(of key: some CodingKey) -> Int? {
+        let name = key.stringValue
+        var wanted = name
+        return wanted.withUTF8 { utf8 in
+            let keyBytes = UnsafeRawBufferPointer(utf8)
+            let list = members.list
+            let (fingerprint, highBits) = fingerprintOf(keyBytes)
+            if members.comparesStrings || highBits != 0 {
+                return list.first { self.name(of: $0) == name }?.value
+            }
+            // From the last found: asked again, as `decodeIfPresent` does, or the next one, as `init(from:)` does.
+            let start = members.mayRepeatKeys ? 0 : members.lastFound
+            for index in start..<list.count where list[index].fingerprint == fingerprint {
+                if bytesMatch(list[index], keyBytes) {
+                    members.lastFound = index
+                    return list[index].value
+                }
+            }
+            for index in 0..<start where list[index].fingerprint == fingerprint && bytesMatch(list[index], keyBytes) {
+                members.lastFound = index
+                return list[index].value
+            }
+            return nil
+        }
+    }
+
+    private func value(of key: Key) throws -> Int {
+        guard let offset = valueOffset(of: key) else {
+            let description = "No value associated with key \(key) (\"\(key.stringValue)\")."
+            let context = DecodingError.Context(codingPath: codingPath, debugDescription: description)
+            throw DecodingError.keyNotFound(key, context)
+        }
+        return offset
+    }
+
+    func contains(_ key: Key) -> Bool {
+        valueOffset(of: key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        source.bytes[try value(of: key)] == UInt8(ascii: "n")
+    }
+
+    // The usual scalars without generics; every other type's requirement, which a generic method meets.
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try source.string(at: try value(of: key), path: node.appending(key).path)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try source.unwrap(type, at: try value(of: key), parent: node, key: key)
+    }
+
+    // One search for the key, where the protocol's defaults make three; for the usual types.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try decodeValueIfPresent(type, forKey: key)
+    }
+
+    private func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let offset = valueOffset(of: key), source.bytes[offset] != UInt8(ascii: "n") else { return nil }
+        return try source.unwrap(type, at: offset, parent: node, key: key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let decoder = DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key))
+        return try decoder.container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key)).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        superDecoder(for: DirectCodingKey.superKey)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        superDecoder(for: key)
+    }
+
+    /// A missing key gives a decoder of `null`, as in Foundation.
+    private func superDecoder(for key: some CodingKey) -> any Decoder {
+        DirectDecoder(source: source, offset: valueOffset(of: key) ?? source.nullValue, node: node.appending(key))
+    }
+}
+
+private struct ObjectMember {
+    /// Inside the quotes, escapes as stored.
+    var characters: Range<Int>
+    var value: Int
+    var fingerprint: UInt64
+    /// The key, where its bytes do not spell it: escaped, or read by the key strategy.
+    var name: String?
+}
+
+/// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
+private final class ObjectMembers {
+    // Unchecked: no access to them overlaps another, and checking each costs more than the search.
+    @exclusivity(unchecked) var list: [ObjectMember] = []
+    @exclusivity(unchecked) var lastFound = 0
+    /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
+    var comparesStrings = false
+    /// Whether two members may have one key, of which the first is the one Foundation keeps.
+    var mayRepeatKeys = false
+}
+
+/// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII.
+private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> (fingerprint: UInt64, highBits: UInt8) {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var highBits: UInt8 = 0
+    for byte in bytes {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        highBits |= byte
+    }
+    return (hash, highBits & 0x80)
+}
+
+// MARK: - Unkeyed containers
+
+/// An array's elements, read in order from the bytes.
+struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
+    private let source: DirectDecoding
+    private let node: CodingPathNode
+    private let start: Int
+    /// Where the next element starts, or the closing bracket.
+    private var position: Int
+    private(set) var currentIndex = 0
+
+    init(source: DirectDecoding, offset: Int, node: CodingPathNode) {
+        self.source = source
+        self.node = node
+        start = offset
+        position = source.skipWhitespace(from: offset + 1)
+    }
+
+    var codingPath: [any CodingKey] {
+        node.path
+    }
+
+    var count: Int? {
+        var elements = 0
+        var index = source.skipWhitespace(from: start + 1)
+        while source.bytes[index] != UInt8(ascii: "]") {
+            elements += 1
+            index = source.skipWhitespace(from: source.endOfValue(at: index))
+            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
+        }
+        return elements
+    }
+
+    var isAtEnd: Bool {
+        source.bytes[position] == UInt8(ascii: "]")
+    }
+
+    private var currentKey: DirectCodingKey {
+        DirectCodingKey(intValue: currentIndex)
+    }
+
+    /// Where the next element starts; at the end, the error Foundation throws for asking for a `type` there.
+    private func next(_ type: Any.Type, _ description: String = "Unkeyed container is at end.") throws -> Int {
+        guard isAtEnd else { return position }
+        let context = DecodingError.Context(codingPath: codingPath + [currentKey], debugDescription: description)
+        throw DecodingError.valueNotFound(type, context)
+    }
+
+    /// Moves to the next element; past the end only the index moves, as Foundation's does in `decodeIfPresent`.
+    private mutating func advance() {
+        currentIndex += 1
+        guard !isAtEnd else { return }
+        position = source.skipWhitespace(from: source.endOfValue(at: position))
+        if source.bytes[position] == UInt8(ascii: ",") { position = source.skipWhitespace(from: position + 1) }
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard source.bytes[try next(Never.self)] == UInt8(ascii: "n") else { return false }
+        advance()
+        return true
+    }
+
+    /// Every type's requirement, the scalars' too, which a generic method meets: `unwrap` reads those first.
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (node, key) = (node, currentKey)
+        return try decodeNext(type) { source, offset, _ in
+            try source.unwrap(type, at: offset, parent: node, key: key)
+        }
+    }
+
+    /// Decodes the next element with `read`, given its offset and a way to its path, and moves past it.
+    private mutating func decodeNext<T>(
+        _ type: T.Type, _ read: (DirectDecoding, Int, () -> [any CodingKey]) throws -> T
+    ) throws -> T {
+        let key = currentKey
+        let value = try read(source, try next(type), { codingPath + [key] })
+        advance()
+        return value
+    }
+
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        try decodeNextIfPresent(type)
+    }
+
+    private mutating func decodeNextIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard !isAtEnd, source.bytes[position] != UInt8(ascii: "n") else {
+            advance()
+            return nil
+        }
+        return try decode(type)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try next(KeyedDecodingContainer<NestedKey>.self)
+        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+            .container(keyedBy: type)
+        advance()
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let offset = try next((any UnkeyedDecodingContainer).self)
+        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+            .unkeyedContainer()
+        advance()
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let offset = try next((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
+        let decoder = DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+        advance()
+        return decoder
+    }
+}
