@@ -78,7 +78,7 @@ extension Archive {
         plan.move(into: &written)
         // Records that kept parts of their stored bytes are what the file holds only once decoded from it.
         for (position, range) in rewrite?.carried ?? [] {
-            guard let value = try? decoder.decode(Value.self, from: bytes[offsets: range]) else { return }
+            guard let value = try? decoder.decodeDirectly(Value.self, from: bytes[offsets: range]) else { return }
             if written.values[position] != value {
                 written.values[position] = value
                 (written.index, written.members) = (nil, nil)

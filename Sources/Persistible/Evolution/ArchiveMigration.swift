@@ -64,7 +64,7 @@ private struct Step<Old: Decodable, Value>: Sendable {
     }
 
     @Sendable func decode(_ bytes: Data, _ decoder: JSONDecoder) throws -> (value: Value, old: (any Encodable)?) {
-        let old = try decoder.decode(Old.self, from: bytes)
+        let old = try decoder.decodeDirectly(Old.self, from: bytes)
         return (try convert(old), keepsOld ? old as? any Encodable : nil)
     }
 }

@@ -22,7 +22,7 @@ extension JSONDecoder {
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
     ///   own `init(from:)`.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        guard !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
+        guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
         let source = DirectDecoding(data, decoder: self)
@@ -46,6 +46,10 @@ extension JSONDecoder {
 /// The bytes are copied, so that a decoder or container that a type keeps after its `init(from:)` stays valid.
 /// **Not `Sendable`: one decode uses it on one thread.**
 final class DirectDecoding {
+    /// `false` when the environment variable `PERSISTIBLE_DECODER` is `foundation`: every decode is then Foundation's
+    /// own, to compare the two where one seems wrong, and for the tests' second run.
+    static let isEnabled = ProcessInfo.processInfo.environment["PERSISTIBLE_DECODER"] != "foundation"
+
     let bytes: UnsafeRawBufferPointer
     /// Where the value to decode starts.
     let firstValue: Int

@@ -282,7 +282,7 @@ struct RecordIdentity<Object: Hashable> {
     /// The `id` in a record's bytes, if the type's `ID` is `Decodable`: what is known of a record that does not decode.
     func decodedIdentifier(of record: Data, with decoder: JSONDecoder) -> AnyHashable? {
         func decoded<ID: Decodable & Hashable>(_: ID.Type) -> AnyHashable? {
-            (try? decoder.decode(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
+            (try? decoder.decodeDirectly(IdentifierOnly<ID>.self, from: record)).map { AnyHashable($0.id) }
         }
         func decoded<Identified: Identifiable>(idOf _: Identified.Type) -> AnyHashable? {
             (Identified.ID.self as? any (Decodable & Hashable).Type).flatMap { decoded($0) }

@@ -35,8 +35,8 @@ struct Snapshot<Value: Codable & Hashable> {
     mutating func noteWritten(_ count: Int, as encoded: Data, decoder: JSONDecoder, remembering: RememberedValues) {
         guard remembering == .decoded, valuesAreDecoded, count <= 16,
             let decoded = isSingleValue
-                ? (try? decoder.decode(Value.self, from: encoded)).map({ [$0] })
-                : try? decoder.decode([Value].self, from: encoded),
+                ? (try? decoder.decodeDirectly(Value.self, from: encoded)).map({ [$0] })
+                : try? decoder.decodeDirectly([Value].self, from: encoded),
             decoded.count == count
         else {
             valuesAreDecoded = false
@@ -175,7 +175,8 @@ extension Archive where Value: Identifiable {
         }
         // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
         // An array, not a `Data`, whose iterator would cost more than the comparison.
-        let (kind, sought) = (IdentifierSpelling(of: id), IdentifierSpelling.only(of: id, with: encoder).map(Array.init))
+        let kind = IdentifierSpelling(of: id)
+        let sought = IdentifierSpelling.only(of: id, with: encoder).map(Array.init)
         let matches: [Bool?] = bytes.withUnsafeBytes { buffer in
             records.map { record in
                 guard let kind, let sought, let member = record.member, kind.isOnly(buffer[member]) else { return nil }
@@ -366,15 +367,16 @@ extension Archive {
         let opensArray = bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         do {
             if opensArray {
-                return Snapshot(identity: identity, bytes: bytes, values: try decoder.decode([Value].self, from: bytes))
+                let values = try decoder.decodeDirectly([Value].self, from: bytes)
+                return Snapshot(identity: identity, bytes: bytes, values: values)
             }
-            let value = try decoder.decode(Value.self, from: bytes)
+            let value = try decoder.decodeDirectly(Value.self, from: bytes)
             return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
             if opensArray, let single = try decodeSingle(bytes, identity: identity, arrayDecode: { throw error }) {
                 return single
             }
-            if !opensArray, let values = try? decoder.decode([Value].self, from: bytes) {
+            if !opensArray, let values = try? decoder.decodeDirectly([Value].self, from: bytes) {
                 return Snapshot(identity: identity, bytes: bytes, values: values)
             }
             // Only now, so that a file whose records all decode pays nothing for those that might not.
@@ -393,7 +395,7 @@ extension Archive {
         _ bytes: Data, identity: FileIdentity, arrayDecode: () throws -> Void
     ) throws(PersistenceError) -> Snapshot<Value>? {
         do {
-            let value = try decoder.decode(Value.self, from: bytes)
+            let value = try decoder.decodeDirectly(Value.self, from: bytes)
             return Snapshot(identity: identity, bytes: bytes, values: [value], isSingleValue: true)
         } catch {
             guard error is DecodingError,
@@ -411,12 +413,12 @@ extension Archive {
             do {
                 let decoded = try decodeArray(bytes, records: ranges, identity: identity)
                 // A value whose own encoding is an array, rather than records of another version.
-                if !decoded.unreadable.isEmpty, let single = try? decoder.decode(Value.self, from: bytes) {
+                if !decoded.unreadable.isEmpty, let single = try? decoder.decodeDirectly(Value.self, from: bytes) {
                     return Snapshot(identity: identity, bytes: bytes, values: [single], isSingleValue: true)
                 }
                 return decoded
             } catch {
-                let arrayDecode = { _ = try decoder.decode([Value].self, from: bytes) }
+                let arrayDecode = { _ = try decoder.decodeDirectly([Value].self, from: bytes) }
                 if let single = try decodeSingle(bytes, identity: identity, arrayDecode: arrayDecode) { return single }
                 throw error
             }
@@ -454,7 +456,7 @@ extension Archive {
         // the records are read one at a time, so that a migration comes before the default.
         if lacking.isEmpty || reading.migrations.isEmpty {
             do {
-                let values = try decoder.decode([Value].self, from: source)
+                let values = try decoder.decodeDirectly([Value].self, from: source)
                 return Snapshot(identity: identity, bytes: bytes, values: values, stale: lacking)
             } catch where reading.migrations.isEmpty && !skipsUnreadable {
                 throw unreadable(error, bytes: source)
@@ -496,7 +498,7 @@ extension Archive {
         let filled = filled ?? reading.defaults?.filled(raw)
         var currentFailure: (any Error)?
         func decodeCurrent(_ record: Data) -> Value? {
-            let decoded = Result { try decoder.decode(Value.self, from: record) }
+            let decoded = Result { try decoder.decodeDirectly(Value.self, from: record) }
             if case .failure(let error) = decoded { currentFailure = error }
             return try? decoded.get()
         }
