@@ -170,9 +170,9 @@ extension Archive where Value: Identifiable {
         // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
         let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
         guard let (bytes, _) = try contents(atPath: path) else { return nil }
-        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
-            return try wholeRead()
-        }
+        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id"),
+            JSONScanner.spellsText(bytes)
+        else { return try wholeRead() }
         // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
         // An array, not a `Data`, whose iterator would cost more than the comparison.
         let kind = IdentifierSpelling(of: id)
@@ -189,11 +189,12 @@ extension Archive where Value: Identifiable {
             if storedIdentifiersHold, matches[index] == false { continue }
             let decoded = decodeRecord(bytes, at: record.element, reading: reading, index: index)
             guard case .success(let (value, _)) = decoded else { return try wholeRead() }
-            if !storedIdentifiersHold, reading.migrations.isEmpty, matches[index] != nil, let member = record.member {
-                guard IdentifierSpelling.only(of: value.id, with: encoder) == bytes[offsets: member] else {
-                    return try wholeRead()
+            if !storedIdentifiersHold, reading.migrations.isEmpty, matches[index] != nil {
+                switch showsIdentity(value.id, in: bytes, at: record) {
+                case true?: storedIdentifiersHold = true
+                case false?: return try wholeRead()
+                case nil: break
                 }
-                storedIdentifiersHold = true
             }
             if value.id == id { return value }
         }
@@ -202,6 +203,27 @@ extension Archive where Value: Identifiable {
 }
 
 // MARK: - Identities alone
+
+extension Archive {
+    /// Whether the record at `record`, decoded as identity `key`, shows that its member `id` holds its identity: that
+    /// member spells `key` the one way, and no other member spells the same; `nil` where another does, which shows
+    /// nothing either way.
+    func showsIdentity(
+        _ key: AnyHashable, in bytes: Data, at record: (element: Range<Int>, member: Range<Int>?)
+    ) -> Bool? {
+        guard let spelling = IdentifierSpelling.only(of: key, with: encoder).map(Array.init), let member = record.member
+        else { return false }
+        return bytes.withUnsafeBytes { buffer in
+            guard buffer[member].elementsEqual(spelling) else { return false }
+            var alike = 0
+            // The members' ranges count from the record's start.
+            _ = JSONScanner.forEachMember(in: buffer, at: record.element) { _, value in
+                if buffer[value.shifted(by: record.element.lowerBound)].elementsEqual(spelling) { alike += 1 }
+            }
+            return alike == 1 ? true : nil
+        }
+    }
+}
 
 /// The records of a file read as bytes, each with its stored `id` spelled the one way JSON writes it: all that a
 /// write appending a few new identities needs to know of them, and all that a command-line call appending one reads.
@@ -250,7 +272,8 @@ extension Archive {
     /// decodes has the identity its bytes spell. `nil` otherwise, for the write to decode the records.
     func identitiesOnly(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
         let identity = RecordIdentity<Value>()
-        guard identity.usesIdentifier, scansStrictJSON, evolution.migrations.isEmpty else { return nil }
+        // A record that needs a default is stored anew by the next write: only decoding tells which.
+        guard identity.usesIdentifier, scansStrictJSON, evolution.isEmpty else { return nil }
         let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
         if let cached, cached.identity == file.identityUnderLock {
             // Taken out, so that the append changes the only copy of the bytes.
@@ -259,25 +282,24 @@ extension Archive {
         }
         guard let (bytes, fileIdentity) = try contents(atPath: file.path),
             bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
-            let records = JSONScanner.elementRanges(of: bytes, member: "id")
+            let records = JSONScanner.elementRanges(of: bytes, member: "id"), JSONScanner.spellsText(bytes)
         else { return nil }
         let reading = recordReading()
-        // A record of a newer version stays as stored, and says nothing about where the identity is.
-        var lastDecoded: (value: Value, member: Range<Int>?)?
-        for index in records.indices.reversed() {
-            if case .success(let (value, _)) = decodeRecord(
+        // The last records that decode, until one shows where its identity is stored; a record of a newer version
+        // stays as stored, and says nothing.
+        var shown: AnyHashable?
+        for index in records.indices.reversed() where shown == nil {
+            guard case .success(let (value, _)) = decodeRecord(
                 bytes, at: records[index].element, reading: reading, index: index
-            ) {
-                lastDecoded = (value, records[index].member)
-                break
+            ) else { continue }
+            let key = identity.of(value)
+            switch showsIdentity(key, in: bytes, at: records[index]) {
+            case true?: shown = key
+            case false?: return nil
+            case nil: if records.count - index >= 8 { return nil }
             }
         }
-        guard let (value, member) = lastDecoded else { return nil }
-        let lastKey = identity.of(value)
-        guard let kind = IdentifierSpelling(of: lastKey),
-            let spelling = IdentifierSpelling.only(of: lastKey, with: encoder),
-            member.map({ bytes[offsets: $0] }) == spelling
-        else { return nil }
+        guard let lastKey = shown, let kind = IdentifierSpelling(of: lastKey) else { return nil }
         let hashes: [UInt64]? = bytes.withUnsafeBytes { buffer in
             var hashes: [UInt64] = []
             hashes.reserveCapacity(records.count)
