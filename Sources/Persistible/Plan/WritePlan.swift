@@ -376,8 +376,9 @@ extension Archive {
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
-            if readingIdentitiesFirst, let undecoded = try identitiesOnly(of: file) {
-                var state: Snapshot<Value>? = undecoded
+            // The only reference to the bytes, so that a splice appends to them in place.
+            var state = readingIdentitiesFirst ? try identitiesOnly(of: file) : nil
+            if state != nil {
                 var plan = WritePlan(taking: &state)
                 if let result = try? body(&plan), !plan.needsDecodedRecords {
                     do {
@@ -386,7 +387,7 @@ extension Archive {
                     } catch is UndecodedRecords.SpliceRefused {}
                 }
             }
-            var state = try takeState(of: file)
+            state = try takeState(of: file)
             var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
             if plan.hasChanges, case .success = outcome {

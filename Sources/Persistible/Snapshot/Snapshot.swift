@@ -288,16 +288,14 @@ extension Archive {
         // The last records that decode, until one shows where its identity is stored; a record of a newer version
         // stays as stored, and says nothing.
         var shown: AnyHashable?
-        for index in records.indices.reversed() where shown == nil {
+        for index in records.indices.reversed() {
             guard case .success(let (value, _)) = decodeRecord(
                 bytes, at: records[index].element, reading: reading, index: index
             ) else { continue }
             let key = identity.of(value)
-            switch showsIdentity(key, in: bytes, at: records[index]) {
-            case true?: shown = key
-            case false?: return nil
-            case nil: if records.count - index >= 8 { return nil }
-            }
+            let shows = showsIdentity(key, in: bytes, at: records[index])
+            if shows == true { shown = key }
+            if shows != nil || records.count - index >= 8 { break }
         }
         guard let lastKey = shown, let kind = IdentifierSpelling(of: lastKey) else { return nil }
         let hashes: [UInt64]? = bytes.withUnsafeBytes { buffer in
