@@ -9,10 +9,11 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--only shapes|command] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--only shapes|command|evolution] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
           --only shapes    only the section "Document shapes", to compare decoders in a minute
           --only command   only the section "A command-line call"
+          --only evolution only the section "Model evolution"
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -46,7 +47,7 @@ enum Command {
                 settings.quick = true
             case "--only":
                 guard let section = remaining.popFirst().flatMap(Settings.Section.init(rawValue:)) else {
-                    throw UsageError(description: "--only expects a section: shapes or command")
+                    throw UsageError(description: "--only expects a section: shapes, command or evolution")
                 }
                 settings.only = section
             case "--output":
@@ -71,7 +72,7 @@ struct Settings {
     var only: Section?
 
     enum Section: String {
-        case shapes, command
+        case shapes, command, evolution
     }
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 

@@ -31,6 +31,8 @@ enum Runner {
                         results.shapes = try ShapesWorkload(plan: plan).run()
                     case .command:
                         try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
+                    case .evolution:
+                        try measureEvolution(plan: plan, sandbox: sandbox, into: &results)
                     }
                 }
             }
@@ -95,13 +97,16 @@ enum Runner {
 
         results.watch = try WatchWorkload(sandbox: sandbox, plan: plan).run()
 
+        try measureEvolution(plan: plan, sandbox: sandbox, into: &results)
+        try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
+    }
+
+    private static func measureEvolution(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
         let evolution = EvolutionWorkload(sandbox: sandbox, plan: plan)
         for n in plan.evolutionSizes {
             progress("evolution, n = \(formatCount(n))")
             results.evolution.append(try evolution.run(n: n))
         }
-
-        try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
     }
 
     /// The command-line section, if the programs it starts were built.

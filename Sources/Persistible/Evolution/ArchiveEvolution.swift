@@ -9,8 +9,9 @@ import Foundation
 /// only where another spelling is possible: the decoder converts keys, or a key is escaped or not ASCII.
 struct DefaultsObject {
     struct Member {
-        /// The key as the encoder wrote it, inside the quotes; `name`, unescaped.
-        var key: Data
+        /// The key as the encoder wrote it, inside the quotes; `name`, unescaped. An array, which every record's keys
+        /// are compared with at less cost than a `Data`.
+        var key: [UInt8]
         var name: String
         /// `"key":value` as the encoder wrote it, to insert.
         var text: Data
@@ -27,7 +28,7 @@ struct DefaultsObject {
         self.keys = keys
         self.members = members.map { member in
             Member(
-                key: Data(encoding[offsets: member.keyRange]), name: member.key,
+                key: Array(encoding[offsets: member.keyRange]), name: member.key,
                 text: Data(encoding[offsets: (member.keyRange.lowerBound - 1)..<member.value.range.upperBound]),
                 child: DefaultsObject(member.value, in: encoding, keys: keys)
             )
@@ -52,8 +53,7 @@ struct DefaultsObject {
             guard missing > 0 else { return }
             let key = UnsafeRawBufferPointer(rebasing: buffer[storedKey.shifted(by: range.lowerBound)])
             var match = members.indices.first { index in
-                !found[index] && members[index].key.count == key.count
-                    && members[index].key.withUnsafeBytes { $0.elementsEqual(key) }
+                !found[index] && members[index].key.count == key.count && members[index].key.elementsEqual(key)
             }
             // A key of plain ASCII that the decoder reads as spelled is itself or no other.
             if match == nil, matchesOtherSpellings || key.contains(where: Self.mayBeSpelledOtherwise),
