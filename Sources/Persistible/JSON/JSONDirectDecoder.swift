@@ -9,7 +9,8 @@ import Foundation
 extension JSONDecoder {
     /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
     /// directly where they are strict JSON in UTF-8. Anything else is left to `decode(_:from:)` itself: JSON5, a top
-    /// level dictionary without braces, a strategy such as `.formatted`.
+    /// level dictionary without braces, the rare strategies (`.custom` and `.formatted` ones, dictionaries under a
+    /// key strategy, non-conforming floats).
     ///
     /// ```swift
     /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
@@ -69,8 +70,7 @@ final class DirectDecoding {
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
 
-    /// Whether the decode met a strategy that only Foundation knows (`.formatted` on Apple platforms, one added
-    /// later): Foundation then decodes the bytes again.
+    /// Whether the decode met what it leaves to Foundation, which then decodes the bytes again.
     private(set) var needsFoundation = false
 
     init(_ data: Data, decoder: JSONDecoder) {
@@ -95,7 +95,7 @@ final class DirectDecoding {
     }
 
     /// Leaves the decode to Foundation, whatever a type's `init(from:)` makes of the error thrown.
-    private func leaveToFoundation() -> NotValidJSON {
+    func leaveToFoundation() -> NotValidJSON {
         needsFoundation = true
         return NotValidJSON()
     }
@@ -165,12 +165,9 @@ final class DirectDecoding {
                 throw corrupted("Expected date string to be ISO8601-formatted.", at: parent.path)
             }
             return date
-        } else if case .custom(let read) = dates {
-            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         } else if case .deferredToDate = dates {
             return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         }
-        // `.formatted`, on Apple platforms.
         throw leaveToFoundation()
     }
 
@@ -187,9 +184,7 @@ final class DirectDecoding {
                 throw corrupted("Encountered Data is not valid Base64.", at: parent.appending(key).path)
             }
             return data
-        case .custom(let read):
-            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
-        @unknown default:
+        default:
             throw leaveToFoundation()
         }
     }
@@ -284,17 +279,8 @@ final class DirectDecoding {
             }
             return value
         }
-        if bytes[offset] == UInt8(ascii: "\""),
-            case .convertFromString(let infinity, let minusInfinity, let nan) = floats
-        {
-            let (characters, escaped) = stringCharacters(at: offset)
-            if !escaped {
-                let string = bytes[characters]
-                if string.elementsEqual(infinity.utf8) { return T.infinity }
-                if string.elementsEqual(minusInfinity.utf8) { return -T.infinity }
-                if string.elementsEqual(nan.utf8) { return T.nan }
-            }
-        }
+        // Non-conforming floats spelled as strings: rare enough to leave to Foundation.
+        if bytes[offset] == UInt8(ascii: "\""), case .convertFromString = floats { throw leaveToFoundation() }
         throw typeMismatch(type, found: offset, at: path())
     }
 
@@ -408,8 +394,8 @@ final class DirectDecoding {
     }
 
     /// The key that the member spelled `characters` (escapes as stored; `plain` if none is, and all are ASCII) stands
-    /// for under the key strategy, in an object at `path`; `nil` if it reads as its bytes do.
-    func readKey(_ characters: Range<Int>, plain: Bool, at path: @autoclosure () -> [any CodingKey]) throws -> String? {
+    /// for under the key strategy; `nil` if it reads as its bytes do.
+    func readKey(_ characters: Range<Int>, plain: Bool) throws -> String? {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
         // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
         if case .useDefaultKeys = keys, plain {
@@ -422,9 +408,8 @@ final class DirectDecoding {
             return escaped ? key : nil
         case .convertFromSnakeCase:
             return keyReading.read(key, at: [])
-        case .custom(let convert):
-            return convert(path() + [DirectCodingKey(stringValue: key)]).stringValue
-        @unknown default:
+        default:
+            // `.custom`: rare enough to leave to Foundation.
             throw leaveToFoundation()
         }
     }
@@ -557,39 +542,24 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// A `[String: Value]`, read member by member. Foundation does so, keys as they are spelled, under a key strategy;
-/// under none, `init(from:)` reads the keys that its container lists, which is the same but for which of two wrong
-/// values it names first (Foundation's in the order of its hashing, ours in the document's).
+/// A `[String: Value]`, read as `init(from:)` reads it from the keys that its container lists, but for which of two
+/// wrong values it names first: Foundation's in the order of its hashing, ours in the document's.
 protocol StringKeyedDictionary {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
-        guard case .useDefaultKeys = source.keys else {
-            try source.checkNotNull(offset, [String: Any].self, at: path.path)
-            return try decodeAllMembers(of: source, at: offset, path: path, asContainer: false)
-        }
-        // The errors of `container(keyedBy:)`, which `init(from:)` would ask for.
+        // Foundation reads a dictionary's keys as spelled under a key strategy: rare enough to leave to it.
+        guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
-        return try decodeAllMembers(of: source, at: offset, path: path, asContainer: true)
-    }
-
-    /// As a container reads them, the first of two members with one key alone, numbers in keys as numbers too; or
-    /// as Foundation does under a key strategy, all, the first kept.
-    private static func decodeAllMembers(
-        of source: DirectDecoding, at offset: Int, path: CodingPathNode, asContainer: Bool
-    ) throws -> Self {
-        guard source.bytes[offset] == UInt8(ascii: "{") else {
-            throw source.typeMismatch([String: Any].self, found: offset, at: path.path)
-        }
         var result: [String: Value] = [:]
         try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, _, value in
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
-            guard !asContainer || result[name] == nil else { return }
-            let codingKey = DirectCodingKey(stringValue: name, intValue: asContainer ? Int(name) : nil)
-            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
-            if result[name] == nil { result[name] = decoded }
+            // A container lists the first of two members with one key, and numbers in keys as numbers too.
+            guard result[name] == nil else { return }
+            let codingKey = DirectCodingKey(stringValue: name, intValue: Int(name))
+            result[name] = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
         }
         return result
     }
@@ -614,7 +584,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
             var (fingerprint, spelledHighBits) = fingerprintOf(spelled)
             let plain = !escaped && spelledHighBits < 0x80
-            let name = try source.readKey(characters, plain: plain, at: node.path)
+            let name = try source.readKey(characters, plain: plain)
             highBits |= spelledHighBits
             if var name {
                 (fingerprint, spelledHighBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
