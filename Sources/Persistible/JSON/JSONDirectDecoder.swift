@@ -7,30 +7,21 @@ import Foundation
 // MARK: - Decoding directly from the bytes
 
 extension JSONDecoder {
-    /// Decodes a value of `type` from `data` with the results and errors of `decode(_:from:)`, reading the bytes
-    /// directly where they are strict JSON in UTF-8. Anything else is left to `decode(_:from:)` itself: JSON5, a top
-    /// level dictionary without braces, a strategy such as `.formatted`.
+    /// Decodes `type` from `data` with the results and errors of `decode(_:from:)`, reading strict UTF-8 JSON
+    /// directly and leaving all else to `decode(_:from:)`: JSON5, a top level dictionary without braces, the rare
+    /// strategies (`.custom` and `.formatted` ones, dictionaries under a key strategy, non-conforming floats).
     ///
-    /// ```swift
-    /// let people = try archiveDecoder.decodeDirectly([Person].self, from: bytes)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - data: JSON, in any encoding that `decode(_:from:)` reads.
-    /// - Returns: The decoded value.
-    /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or the error of a type's
-    ///   own `init(from:)`.
+    /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
         let source = DirectDecoding(data, decoder: self)
         do {
-            let value = try source.unwrap(type, at: source.firstValue, parent: .root, key: nil)
+            let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
             return source.needsFoundation ? try decode(type, from: data) : value
         } catch {
-            // Whatever a type's `init(from:)` made of the error thrown there.
+            // Checked first: a type's `init(from:)` may have made anything of the error thrown there.
             if source.needsFoundation { return try decode(type, from: data) }
             guard error is DirectDecoding.NotValidJSON else { throw error }
             // What Foundation throws for a number or string it cannot represent, wherever it is.
@@ -40,28 +31,20 @@ extension JSONDecoder {
     }
 }
 
-/// The bytes of one direct decode, already checked to be strict JSON, and what the `JSONDecoder` it stands for says
-/// about dates, data, floats and keys; shared by every decoder and container of the decode.
-///
-/// The bytes are copied, so that a decoder or container that a type keeps after its `init(from:)` stays valid.
-/// **Not `Sendable`: one decode uses it on one thread.**
+/// The bytes of one direct decode, copied so that a decoder that a type keeps stays valid, and the strategies of
+/// the `JSONDecoder` it stands for. **Not `Sendable`: one decode uses it on one thread.**
 final class DirectDecoding {
-    /// `false` when the environment variable `PERSISTIBLE_DECODER` is `foundation`: every decode is then Foundation's
-    /// own, to compare the two where one seems wrong, and for the tests' second run.
+    /// `false` when the environment variable `PERSISTIBLE_DECODER` is `foundation`, for the tests' second run.
     static let isEnabled = ProcessInfo.processInfo.environment["PERSISTIBLE_DECODER"] != "foundation"
 
     let bytes: UnsafeRawBufferPointer
-    /// Where the value to decode starts.
-    let firstValue: Int
     /// Where a `null` lies after the copied bytes, for a `superDecoder(forKey:)` whose key is missing.
     let nullValue: Int
+    /// The strategies read for each value, copied: each of the decoder's own reads takes a lock.
     let dates: JSONDecoder.DateDecodingStrategy
-    let dataStrategy: JSONDecoder.DataDecodingStrategy
     let keys: JSONDecoder.KeyDecodingStrategy
-    let floats: JSONDecoder.NonConformingFloatDecodingStrategy
-    let userInfo: [CodingUserInfoKey: Any]
-    /// For numbers whose conversion only Foundation decides exactly, and keys under `.convertFromSnakeCase`.
-    private let foundation: JSONDecoder
+    /// The decoder itself: other strategies, the numbers only it converts exactly, keys under `.convertFromSnakeCase`.
+    let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
     /// The last object whose members were read, so that an array of records skips a record without reading it again.
     @exclusivity(unchecked) var lastObjectRead = (start: -1, end: 0)
@@ -69,8 +52,7 @@ final class DirectDecoding {
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
 
-    /// Whether the decode met a strategy that only Foundation knows (`.formatted` on Apple platforms, one added
-    /// later): Foundation then decodes the bytes again.
+    /// Whether the decode met what it leaves to Foundation, which then decodes the bytes again.
     private(set) var needsFoundation = false
 
     init(_ data: Data, decoder: JSONDecoder) {
@@ -80,22 +62,15 @@ final class DirectDecoding {
         copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
         bytes = UnsafeRawBufferPointer(copy)
         dates = decoder.dateDecodingStrategy
-        dataStrategy = decoder.dataDecodingStrategy
         keys = decoder.keyDecodingStrategy
-        floats = decoder.nonConformingFloatDecodingStrategy
-        userInfo = decoder.userInfo
         foundation = decoder
-        var start = 0
-        while isJSONWhitespace(copy[start]) { start += 1 }
-        firstValue = start
     }
 
     deinit {
         bytes.deallocate()
     }
 
-    /// Leaves the decode to Foundation, whatever a type's `init(from:)` makes of the error thrown.
-    private func leaveToFoundation() -> NotValidJSON {
+    func leaveToFoundation() -> NotValidJSON {
         needsFoundation = true
         return NotValidJSON()
     }
@@ -106,8 +81,8 @@ final class DirectDecoding {
     func unwrap<T: Decodable>(
         _ type: T.Type, at offset: Int, parent: CodingPathNode, key: (any CodingKey)?
     ) throws -> T {
-        // What `init(from:)` would read through a single value container, read without making a decoder; a cast
-        // that a check of the type has made safe, where `as!` would cost a dynamic cast.
+        // The usual scalars without a decoder, nor a path unless it is needed; `unsafeBitCast` where the type is
+        // checked, since `as!` would cost a dynamic cast.
         if T.self == Int.self {
             return unsafeBitCast(try integer(Int.self, at: offset, path: parent.appending(key).path), to: T.self)
         }
@@ -119,90 +94,77 @@ final class DirectDecoding {
             return unsafeBitCast(try string(at: offset, path: parent.appending(key).path), to: T.self)
         }
         if T.self == Bool.self {
-            return unsafeBitCast(try bool(at: offset, path: parent.appending(key).path), to: T.self)
+            guard bytes[offset] == UInt8(ascii: "t") || bytes[offset] == UInt8(ascii: "f") else {
+                throw typeMismatch(Bool.self, found: offset, at: parent.appending(key).path)
+            }
+            return unsafeBitCast(bytes[offset] == UInt8(ascii: "t"), to: T.self)
         }
+        let node = parent.appending(key)
         if T.self == Data.self {
-            return try data(at: offset, parent: parent, key: key) as! T
+            return try data(at: offset, node: node) as! T
         }
         if T.self == Date.self {
-            return try date(at: offset, parent: parent, key: key) as! T
+            return try date(at: offset, node: node, parent: parent) as! T
         }
         if T.self == URL.self {
-            try checkNotNull(offset, URL.self, at: parent.appending(key).path)
-            let string = try string(at: offset, path: parent.appending(key).path)
-            guard let url = URL(string: string) else {
-                throw corrupted("Invalid URL string.", at: parent.appending(key).path)
+            try checkNotNull(offset, URL.self, at: node.path)
+            guard let url = URL(string: try string(at: offset, path: node.path)) else {
+                throw corrupted("Invalid URL string.", at: node.path)
             }
             return url as! T
         }
         if T.self == Decimal.self {
-            try checkNotNull(offset, Decimal.self, at: parent.appending(key).path)
+            try checkNotNull(offset, Decimal.self, at: node.path)
             guard isNumber(offset) else {
-                let context = DecodingError.Context(codingPath: parent.appending(key).path, debugDescription: "")
-                throw DecodingError.typeMismatch(Decimal.self, context)
+                throw DecodingError.typeMismatch(Decimal.self, .init(codingPath: node.path, debugDescription: ""))
             }
             return try numberByFoundation(Decimal.self, at: offset) as! T
         }
         if let dictionary = T.self as? any StringKeyedDictionary.Type {
-            return try dictionary.decodeMembers(of: self, at: offset, path: parent.appending(key)) as! T
+            return try dictionary.decodeMembers(of: self, at: offset, path: node) as! T
         }
-        return try T(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+        return try T(from: DirectDecoder(source: self, offset: offset, node: node))
     }
 
-    private func date(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Date {
-        try checkNotNull(offset, Date.self, at: parent.appending(key).path)
+    private func date(at offset: Int, node: CodingPathNode, parent: CodingPathNode) throws -> Date {
+        try checkNotNull(offset, Date.self, at: node.path)
         // `if case` rather than `switch`: which cases there are depends on the platform's Foundation.
         if case .secondsSince1970 = dates {
-            let seconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
-            return Date(timeIntervalSince1970: seconds)
+            return Date(timeIntervalSince1970: try floatingPoint(Double.self, at: offset, path: node.path))
         } else if case .millisecondsSince1970 = dates {
-            let milliseconds = try floatingPoint(Double.self, at: offset, path: parent.appending(key).path)
-            return Date(timeIntervalSince1970: milliseconds / 1000)
+            return Date(timeIntervalSince1970: try floatingPoint(Double.self, at: offset, path: node.path) / 1000)
         } else if case .iso8601 = dates {
-            let string = try string(at: offset, path: parent.appending(key).path)
+            let string = try string(at: offset, path: node.path)
             guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
                 // Foundation names the path of the container, not the value's.
                 throw corrupted("Expected date string to be ISO8601-formatted.", at: parent.path)
             }
             return date
-        } else if case .custom(let read) = dates {
-            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
         } else if case .deferredToDate = dates {
-            return try Date(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+            return try Date(from: DirectDecoder(source: self, offset: offset, node: node))
         }
-        // `.formatted`, on Apple platforms.
         throw leaveToFoundation()
     }
 
-    private func data(at offset: Int, parent: CodingPathNode, key: (any CodingKey)?) throws -> Data {
-        try checkNotNull(offset, Data.self, at: parent.appending(key).path)
-        switch dataStrategy {
+    private func data(at offset: Int, node: CodingPathNode) throws -> Data {
+        try checkNotNull(offset, Data.self, at: node.path)
+        switch foundation.dataDecodingStrategy {
         case .deferredToData:
-            return try Data(from: DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
+            return try Data(from: DirectDecoder(source: self, offset: offset, node: node))
         case .base64:
             guard bytes[offset] == UInt8(ascii: "\"") else {
-                throw typeMismatch(String.self, found: offset, at: parent.appending(key).path)
+                throw typeMismatch(String.self, found: offset, at: node.path)
             }
-            guard let data = Data(base64Encoded: try string(at: offset, path: parent.appending(key).path)) else {
-                throw corrupted("Encountered Data is not valid Base64.", at: parent.appending(key).path)
+            guard let data = Data(base64Encoded: try string(at: offset, path: node.path)) else {
+                throw corrupted("Encountered Data is not valid Base64.", at: node.path)
             }
             return data
-        case .custom(let read):
-            return try read(DirectDecoder(source: self, offset: offset, node: parent.appending(key)))
-        @unknown default:
+        default:
             throw leaveToFoundation()
         }
     }
 
     // MARK: Scalars
-
-    func bool(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
-        switch bytes[offset] {
-        case UInt8(ascii: "t"): return true
-        case UInt8(ascii: "f"): return false
-        default: throw typeMismatch(Bool.self, found: offset, at: path())
-        }
-    }
 
     func string(at offset: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
         try checkNotNull(offset, String.self, at: path())
@@ -272,30 +234,22 @@ final class DirectDecoding {
         _ type: T.Type, at offset: Int, path: @autoclosure () -> [any CodingKey]
     ) throws -> T {
         try checkNotNull(offset, type, at: path())
-        if isNumber(offset) {
-            let end = endOfValue(at: offset)
-            guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
-                throw NotValidJSON()
-            }
-            // A number so small that it rounds to zero is out of range, as a large one is.
-            let significand = bytes[offset..<end].prefix { $0 | 0x20 != UInt8(ascii: "e") }
-            if value == 0, significand.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
-                throw NotValidJSON()
-            }
-            return value
+        guard isNumber(offset) else {
+            // Non-conforming floats spelled as strings: rare enough to leave to Foundation.
+            let floats = foundation.nonConformingFloatDecodingStrategy
+            if bytes[offset] == UInt8(ascii: "\""), case .convertFromString = floats { throw leaveToFoundation() }
+            throw typeMismatch(type, found: offset, at: path())
         }
-        if bytes[offset] == UInt8(ascii: "\""),
-            case .convertFromString(let infinity, let minusInfinity, let nan) = floats
-        {
-            let (characters, escaped) = stringCharacters(at: offset)
-            if !escaped {
-                let string = bytes[characters]
-                if string.elementsEqual(infinity.utf8) { return T.infinity }
-                if string.elementsEqual(minusInfinity.utf8) { return -T.infinity }
-                if string.elementsEqual(nan.utf8) { return T.nan }
-            }
+        let end = endOfValue(at: offset)
+        guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
+            throw NotValidJSON()
         }
-        throw typeMismatch(type, found: offset, at: path())
+        // A number so small that it rounds to zero is out of range, as a large one is.
+        let significand = bytes[offset..<end].prefix { $0 | 0x20 != UInt8(ascii: "e") }
+        if value == 0, significand.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw NotValidJSON()
+        }
+        return value
     }
 
     /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
@@ -309,10 +263,8 @@ final class DirectDecoding {
 
     func checkNotNull(_ offset: Int, _ type: Any.Type, at path: @autoclosure () -> [any CodingKey]) throws {
         guard bytes[offset] == UInt8(ascii: "n") else { return }
-        let context = DecodingError.Context(
-            codingPath: path(), debugDescription: "Cannot get value of type \(type) -- found null value instead"
-        )
-        throw DecodingError.valueNotFound(type, context)
+        let description = "Cannot get value of type \(type) -- found null value instead"
+        throw DecodingError.valueNotFound(type, .init(codingPath: path(), debugDescription: description))
     }
 
     func typeMismatch(_ type: Any.Type, found offset: Int, at path: [any CodingKey]) -> DecodingError {
@@ -324,10 +276,8 @@ final class DirectDecoding {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): "bool"
         default: "number"
         }
-        let context = DecodingError.Context(
-            codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."
-        )
-        return DecodingError.typeMismatch(type, context)
+        let description = "Expected to decode \(type) but found \(found) instead."
+        return DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: description))
     }
 
     private func corrupted(_ description: String, at path: [any CodingKey]) -> DecodingError {
@@ -407,14 +357,11 @@ final class DirectDecoding {
         }
     }
 
-    /// The key that the member spelled `characters` (escapes as stored; `plain` if none is, and all are ASCII) stands
-    /// for under the key strategy, in an object at `path`; `nil` if it reads as its bytes do.
-    func readKey(_ characters: Range<Int>, plain: Bool, at path: @autoclosure () -> [any CodingKey]) throws -> String? {
+    /// The key that the member spelled `characters` (`plain`: unescaped ASCII) stands for under the key strategy;
+    /// `nil` if it reads as its bytes do.
+    func readKey(_ characters: Range<Int>, plain: Bool) throws -> String? {
+        if case .useDefaultKeys = keys, plain { return nil }
         let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
-        // Plain ASCII is read as its bytes are; all else is checked as Foundation reads every key.
-        if case .useDefaultKeys = keys, plain {
-            return nil
-        }
         let escaped = raw.contains(UInt8(ascii: "\\"))
         let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
         switch keys {
@@ -422,9 +369,8 @@ final class DirectDecoding {
             return escaped ? key : nil
         case .convertFromSnakeCase:
             return keyReading.read(key, at: [])
-        case .custom(let convert):
-            return convert(path() + [DirectCodingKey(stringValue: key)]).stringValue
-        @unknown default:
+        default:
+            // `.custom`: rare enough to leave to Foundation.
             throw leaveToFoundation()
         }
     }
@@ -438,13 +384,8 @@ indirect enum CodingPathNode {
     case key(any CodingKey, CodingPathNode)
 
     var path: [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var node = self
-        while case .key(let key, let parent) = node {
-            keys.append(key)
-            node = parent
-        }
-        return keys.reversed()
+        guard case .key(let key, let parent) = self else { return [] }
+        return parent.path + [key]
     }
 
     func appending(_ key: (any CodingKey)?) -> CodingPathNode {
@@ -482,8 +423,6 @@ struct DirectCodingKey: CodingKey {
         name = nil
         number = intValue
     }
-
-    static let superKey = DirectCodingKey(stringValue: "super")
 }
 
 // MARK: - The decoder
@@ -499,7 +438,7 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     var userInfo: [CodingUserInfoKey: Any] {
-        source.userInfo
+        source.foundation.userInfo
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -518,8 +457,7 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
             ? ([String: Any].self, "keyed") : ([Any].self, "unkeyed")
         guard source.bytes[offset] != UInt8(ascii: "n") else {
             let description = "Cannot get \(kind) decoding container -- found null value instead"
-            throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath,
-                                                                          debugDescription: description))
+            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath, debugDescription: description))
         }
         throw source.typeMismatch(type, found: offset, at: codingPath)
     }
@@ -532,19 +470,7 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
         source.bytes[offset] == UInt8(ascii: "n")
     }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
-        try source.bool(at: offset, path: codingPath)
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        try source.string(at: offset, path: codingPath)
-    }
-
-    func decode(_ type: Double.Type) throws -> Double {
-        try source.floatingPoint(type, at: offset, path: codingPath)
-    }
-
-    func decode(_ type: Float.Type) throws -> Float {
+    func decode<T: BinaryFloatingPoint & LosslessStringConvertible & Decodable>(_ type: T.Type) throws -> T {
         try source.floatingPoint(type, at: offset, path: codingPath)
     }
 
@@ -557,39 +483,24 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// A `[String: Value]`, read member by member. Foundation does so, keys as they are spelled, under a key strategy;
-/// under none, `init(from:)` reads the keys that its container lists, which is the same but for which of two wrong
-/// values it names first (Foundation's in the order of its hashing, ours in the document's).
+/// A `[String: Value]`, read as `init(from:)` reads it from the keys that its container lists, but for which of two
+/// wrong values it names first: Foundation's in the order of its hashing, ours in the document's.
 protocol StringKeyedDictionary {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
     static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
-        guard case .useDefaultKeys = source.keys else {
-            try source.checkNotNull(offset, [String: Any].self, at: path.path)
-            return try decodeAllMembers(of: source, at: offset, path: path, asContainer: false)
-        }
-        // The errors of `container(keyedBy:)`, which `init(from:)` would ask for.
+        // Foundation reads a dictionary's keys as spelled under a key strategy: rare enough to leave to it.
+        guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
-        return try decodeAllMembers(of: source, at: offset, path: path, asContainer: true)
-    }
-
-    /// As a container reads them, the first of two members with one key alone, numbers in keys as numbers too; or
-    /// as Foundation does under a key strategy, all, the first kept.
-    private static func decodeAllMembers(
-        of source: DirectDecoding, at offset: Int, path: CodingPathNode, asContainer: Bool
-    ) throws -> Self {
-        guard source.bytes[offset] == UInt8(ascii: "{") else {
-            throw source.typeMismatch([String: Any].self, found: offset, at: path.path)
-        }
         var result: [String: Value] = [:]
         try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, _, value in
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
-            guard !asContainer || result[name] == nil else { return }
-            let codingKey = DirectCodingKey(stringValue: name, intValue: asContainer ? Int(name) : nil)
-            let decoded = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
-            if result[name] == nil { result[name] = decoded }
+            // A container lists the first of two members with one key, and numbers in keys as numbers too.
+            guard result[name] == nil else { return }
+            let codingKey = DirectCodingKey(stringValue: name, intValue: Int(name))
+            result[name] = try source.unwrap(Value.self, at: value, parent: path, key: codingKey)
         }
         return result
     }
@@ -614,7 +525,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
             var (fingerprint, spelledHighBits) = fingerprintOf(spelled)
             let plain = !escaped && spelledHighBits < 0x80
-            let name = try source.readKey(characters, plain: plain, at: node.path)
+            let name = try source.readKey(characters, plain: plain)
             highBits |= spelledHighBits
             if var name {
                 (fingerprint, spelledHighBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
@@ -652,9 +563,6 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     var allKeys: [Key] {
-        guard members.mayRepeatKeys || members.comparesStrings else {
-            return members.list.compactMap { Key(stringValue: name(of: $0)) }
-        }
         var seen = Set<String>()
         return members.list.compactMap { member in
             let name = self.name(of: member)
@@ -701,8 +609,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func value(of key: Key) throws -> Int {
         guard let offset = valueOffset(of: key) else {
             let description = "No value associated with key \(key) (\"\(key.stringValue)\")."
-            let context = DecodingError.Context(codingPath: codingPath, debugDescription: description)
-            throw DecodingError.keyNotFound(key, context)
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: description))
         }
         return offset
     }
@@ -766,7 +673,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        superDecoder(for: DirectCodingKey.superKey)
+        superDecoder(for: DirectCodingKey(stringValue: "super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -833,14 +740,11 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     var count: Int? {
-        var elements = 0
-        var index = source.skipWhitespace(from: start + 1)
-        while source.bytes[index] != UInt8(ascii: "]") {
-            elements += 1
-            index = source.skipWhitespace(from: source.endOfValue(at: index))
-            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
+        var elements = DirectUnkeyedContainer(source: source, offset: start, node: node)
+        while !elements.isAtEnd {
+            elements.advance()
         }
-        return elements
+        return elements.currentIndex
     }
 
     var isAtEnd: Bool {
@@ -874,27 +778,12 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
 
     /// Every type's requirement, the scalars' too, which a generic method meets: `unwrap` reads those first.
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let (node, key) = (node, currentKey)
-        return try decodeNext(type) { source, offset, _ in
-            try source.unwrap(type, at: offset, parent: node, key: key)
-        }
-    }
-
-    /// Decodes the next element with `read`, given its offset and a way to its path, and moves past it.
-    private mutating func decodeNext<T>(
-        _ type: T.Type, _ read: (DirectDecoding, Int, () -> [any CodingKey]) throws -> T
-    ) throws -> T {
-        let key = currentKey
-        let value = try read(source, try next(type), { codingPath + [key] })
+        let value = try source.unwrap(type, at: try next(type), parent: node, key: currentKey)
         advance()
         return value
     }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        try decodeNextIfPresent(type)
-    }
-
-    private mutating func decodeNextIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard !isAtEnd, source.bytes[position] != UInt8(ascii: "n") else {
             advance()
             return nil

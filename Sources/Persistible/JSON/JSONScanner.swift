@@ -265,21 +265,20 @@ struct JSONScanner {
                 case UInt8(ascii: "n"): append(0x0A)
                 case UInt8(ascii: "r"): append(0x0D)
                 case UInt8(ascii: "t"): append(0x09)
-                case UInt8(ascii: "u"): break
+                case UInt8(ascii: "u"):
+                    var scalar = hexValue(characters, at: index)
+                    index += 4
+                    if (0xD800..<0xDC00).contains(scalar), index + 6 <= characters.count,
+                        characters[index] == UInt8(ascii: "\\"), characters[index + 1] == UInt8(ascii: "u"),
+                        case let trail = hexValue(characters, at: index + 2), (0xDC00..<0xE000).contains(trail)
+                    {
+                        scalar = 0x10000 + (scalar - 0xD800) << 10 + (trail - 0xDC00)
+                        index += 6
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                    UTF8.encode(unicode, into: append)
                 default: append(escaped)
                 }
-                guard escaped == UInt8(ascii: "u") else { continue }
-                var scalar = hexValue(characters, at: index)
-                index += 4
-                if (0xD800..<0xDC00).contains(scalar), index + 6 <= characters.count,
-                    characters[index] == UInt8(ascii: "\\"), characters[index + 1] == UInt8(ascii: "u"),
-                    case let trail = hexValue(characters, at: index + 2), (0xDC00..<0xE000).contains(trail)
-                {
-                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (trail - 0xDC00)
-                    index += 6
-                }
-                guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                UTF8.encode(unicode, into: append)
             }
             let rest = UnsafeRawBufferPointer(rebasing: characters[min(index, characters.count)...])
             UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: rest)
@@ -517,7 +516,7 @@ struct JSONScanner {
         while position < bytes.count, isJSONWhitespace(bytes[position]) {
             position += 1
             // Indentation follows a line break in the files the package writes: a run of spaces, a word at a time.
-            if bytes[position - 1] == UInt8(ascii: "\n") { skipSpaces() }
+            if bytes[position - 1] == UInt8(ascii: "\n") { position = Self.endOfSpaces(in: bytes, from: position) }
         }
     }
 
@@ -660,7 +659,7 @@ struct JSONScanner {
     private mutating func skipString() -> Bool {
         position += 1
         while true {
-            skipOrdinaryCharacters()
+            position = Self.endOfOrdinaryCharacters(in: bytes, from: position)
             guard position < bytes.count else { return fail(.stringEnd) }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -692,14 +691,9 @@ struct JSONScanner {
     // order, so that a word's first flagged byte is at `trailingZeroBitCount / 8`. Words never reach past the bytes:
     // the last few are left to the byte-by-byte loops.
 
-    /// Moves past a string's characters up to the next `"`, `\` or control character, a word at a time while a whole
-    /// word remains. A byte that it stops at needlessly, past a flagged one, the byte-by-byte loop reads on.
-    private mutating func skipOrdinaryCharacters() {
-        position = Self.endOfOrdinaryCharacters(in: bytes, from: position)
-    }
-
-    /// Where the ordinary characters of a string from `index` end, as `skipOrdinaryCharacters` finds it; for the
-    /// decoder, which walks bytes the scanner has checked.
+    /// Where a string's characters from `index` up to the next `"`, `\` or control character end, a word at a time
+    /// while a whole word remains. A byte that it stops at needlessly, past a flagged one, the byte-by-byte loop
+    /// reads on.
     @inline(__always)
     static func endOfOrdinaryCharacters(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
         endOfWords(in: bytes, from: index) { word in
@@ -721,11 +715,6 @@ struct JSONScanner {
             index += 8
         }
         return index
-    }
-
-    /// Moves past the spaces here, a word at a time while a whole word remains.
-    private mutating func skipSpaces() {
-        position = Self.endOfSpaces(in: bytes, from: position)
     }
 
     /// Where the spaces from `index` end, a word at a time while a whole word remains.
