@@ -9,11 +9,12 @@ enum Command {
     case childSave(URL)
 
     static let usage = """
-        usage: PersistibleBenchmarks [--quick] [--only shapes|command|evolution] [--output DIR]
+        usage: PersistibleBenchmarks [--quick] [--only shapes|command|evolution|stores] [--output DIR]
           --quick          fewer repetitions and smaller files: a smoke test of a few seconds
           --only shapes    only the section "Document shapes", to compare decoders in a minute
           --only command   only the section "A command-line call"
           --only evolution only the section "Model evolution"
+          --only stores    only the section "Stores"
           --output DIR     where results.md and append.svg go (default: .build/benchmarks)
         """
 
@@ -47,7 +48,7 @@ enum Command {
                 settings.quick = true
             case "--only":
                 guard let section = remaining.popFirst().flatMap(Settings.Section.init(rawValue:)) else {
-                    throw UsageError(description: "--only expects a section: shapes, command or evolution")
+                    throw UsageError(description: "--only expects a section: shapes, command, evolution or stores")
                 }
                 settings.only = section
             case "--output":
@@ -72,7 +73,7 @@ struct Settings {
     var only: Section?
 
     enum Section: String {
-        case shapes, command, evolution
+        case shapes, command, evolution, stores
     }
     var outputDirectory = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
 

@@ -33,6 +33,8 @@ enum Runner {
                         try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
                     case .evolution:
                         try measureEvolution(plan: plan, sandbox: sandbox, into: &results)
+                    case .stores:
+                        try measureStores(plan: plan, sandbox: sandbox, into: &results)
                     }
                 }
             }
@@ -85,13 +87,7 @@ enum Runner {
         progress("contention, \(plan.contentionProcesses) processes, durable")
         results.contention = try ContentionWorkload(sandbox: sandbox, plan: plan).run()
 
-        let storeQuery = StoreQueryWorkload(sandbox: sandbox, plan: plan)
-        for n in plan.storeQuerySizes {
-            progress("store query, n = \(formatCount(n))")
-            results.storeQuery.append(try storeQuery.run(n: n))
-        }
-        progress("store write, \(formatCount(plan.storeWriteChanges)) inserts onto \(formatCount(plan.storeWriteRecords)) records")
-        results.storeWrite.append(try StoreWriteWorkload(sandbox: sandbox, plan: plan).run())
+        try measureStores(plan: plan, sandbox: sandbox, into: &results)
 
         try measureCloneAppends(plan: plan, sandbox: sandbox, into: &results)
 
@@ -99,6 +95,16 @@ enum Runner {
 
         try measureEvolution(plan: plan, sandbox: sandbox, into: &results)
         try measureColdCommands(plan: plan, sandbox: sandbox, into: &results)
+    }
+
+    private static func measureStores(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
+        let storeQuery = StoreQueryWorkload(sandbox: sandbox, plan: plan)
+        for n in plan.storeQuerySizes {
+            progress("store query, n = \(formatCount(n))")
+            results.storeQuery.append(try storeQuery.run(n: n))
+        }
+        progress("store write, \(formatCount(plan.storeWriteChanges)) inserts onto \(formatCount(plan.storeWriteRecords)) records")
+        results.storeWrite.append(try StoreWriteWorkload(sandbox: sandbox, plan: plan).run())
     }
 
     private static func measureEvolution(plan: Plan, sandbox: Sandbox, into results: inout Results) throws {
