@@ -21,7 +21,8 @@ _ = try Note(id: 1, text: "one").saveToFile()
 _ = try [Note(id: 2, text: "two")].saveToFile()
 print("loaded", try Note.loadListFromFile().map(\.text).joined(separator: " "))
 let maps = FileManager.default.contents(atPath: "/proc/self/maps") ?? Data()
-let libraries = String(decoding: maps, as: UTF8.self).split(separator: "\n").compactMap { $0.split(separator: "/").last }
+let lines = String(decoding: maps, as: UTF8.self).split(separator: "\n")
+let libraries = lines.compactMap { $0.split(separator: "/").last }
 for library in Set(libraries.filter { $0.contains("Foundation") }).sorted() {
     print(library)
 }

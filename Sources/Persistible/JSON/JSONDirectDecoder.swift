@@ -182,8 +182,7 @@ final class DirectDecoding {
         return string
     }
 
-    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, where `String(validating:)` would
-    /// cost generic metadata in each call.
+    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, which needs no comparison.
     private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
         var index = 0
         while index + 8 <= utf8.count,
@@ -191,8 +190,11 @@ final class DirectDecoding {
         {
             index += 8
         }
-        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return String(decoding: utf8, as: UTF8.self) }
-        return String(validating: utf8, as: UTF8.self)
+        let string = String(decoding: utf8, as: UTF8.self)
+        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return string }
+        // Bytes that are not UTF-8 come back repaired, so unlike those stored: what `String(validating:)`, which
+        // needs macOS 15, would tell.
+        return string.utf8.elementsEqual(utf8) ? string : nil
     }
 
     func integer<T: FixedWidthInteger & Decodable>(
