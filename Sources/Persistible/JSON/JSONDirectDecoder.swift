@@ -708,8 +708,9 @@ private final class ObjectMembers {
     var mayRepeatKeys = false
 }
 
-/// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII.
-private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> (fingerprint: UInt64, highBits: UInt8) {
+/// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII: also what tells
+/// two stored identities apart (``UndecodedRecords``).
+func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> (fingerprint: UInt64, highBits: UInt8) {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     var highBits: UInt8 = 0
     for byte in bytes {

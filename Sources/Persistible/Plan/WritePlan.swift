@@ -326,11 +326,6 @@ enum IdentifierSpelling {
                 && characters.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != quote && $0 != backslash }
         }
     }
-
-    /// A 64-bit FNV-1a hash: a few multiplications for the few bytes of an `id`.
-    static func hash(_ spelling: some Sequence<UInt8>) -> UInt64 {
-        spelling.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
 }
 
 private struct IdentifierOnly<ID: Decodable>: Decodable {

@@ -96,7 +96,7 @@ struct RecordPositions: Sequence {
 extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
+        let cached = cachedState(taking: false)
         if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
             return cached
         }
@@ -107,9 +107,14 @@ extension Archive {
 
     /// The snapshot of `file` for the holder of its lock, taken out of the cache so that it can change in place.
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: true) }
+        let cached = cachedState(taking: true)
         if let cached, cached.undecoded == nil, cached.identity == file.identityUnderLock { return cached }
         return try readFile(atPath: file.path, after: cached)
+    }
+
+    /// The snapshot this archive's decoder made of the file, to check against it; `taking` leaves the only copy.
+    func cachedState(taking: Bool) -> Snapshot<Value>? {
+        cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: taking) }
     }
 
     func keep(_ state: Snapshot<Value>) {
@@ -163,8 +168,9 @@ extension Archive where Value: Identifiable {
     /// stored `id` may be this one and none after it. A stored `id` is taken for the record's identity once a decoded
     /// record shows it is, unless the type migrates records, whose identity only their decoding tells.
     func record(withID id: Value.ID) throws(PersistenceError) -> Value? {
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+        if let cached = cachedState(taking: false), cached.undecoded == nil,
+            cached.identity == FileSystem.status(path).map(FileIdentity.init)
+        {
             return cached.values.last { $0.id == id }
         }
         // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
@@ -241,12 +247,16 @@ struct UndecodedRecords: Sendable {
 
     /// Whether no record has this identity; `false` where only decoding can tell. A few are asked: no index is made.
     func holdsNone(of key: AnyHashable) -> Bool {
-        spell(key).map { !hashes.contains(IdentifierSpelling.hash($0)) } ?? false
+        spell(key).map { !hashes.contains(Self.hash($0)) } ?? false
     }
 
     /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
     mutating func noteAppended(_ keys: [AnyHashable]) {
-        hashes += keys.compactMap { spell($0).map(IdentifierSpelling.hash) }
+        hashes += keys.compactMap { spell($0).map(Self.hash) }
+    }
+
+    static func hash(_ spelling: Data) -> UInt64 {
+        spelling.withUnsafeBytes { fingerprintOf($0).fingerprint }
     }
 
     private func spell(_ key: AnyHashable) -> Data? {
@@ -274,11 +284,9 @@ extension Archive {
         let identity = RecordIdentity<Value>()
         // A record that needs a default is stored anew by the next write: only decoding tells which.
         guard identity.usesIdentifier, scansStrictJSON, evolution.isEmpty else { return nil }
-        let cached: Snapshot<Value>? = cacheKey.flatMap { ArchiveCache.state(for: $0, decoder: decoder, taking: false) }
-        if let cached, cached.identity == file.identityUnderLock {
+        if let cached = cachedState(taking: false), cached.identity == file.identityUnderLock {
             // Taken out, so that the append changes the only copy of the bytes.
-            guard cached.undecoded != nil, let cacheKey else { return nil }
-            return ArchiveCache.state(for: cacheKey, decoder: decoder, taking: true)
+            return cached.undecoded == nil ? nil : cachedState(taking: true)
         }
         guard let (bytes, fileIdentity) = try contents(atPath: file.path),
             bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
@@ -303,7 +311,7 @@ extension Archive {
             hashes.reserveCapacity(records.count)
             for record in records {
                 guard let member = record.member, kind.isOnly(buffer[member]) else { return nil }
-                hashes.append(IdentifierSpelling.hash(buffer[member]))
+                hashes.append(fingerprintOf(UnsafeRawBufferPointer(rebasing: buffer[member])).fingerprint)
             }
             return hashes
         }
