@@ -8,9 +8,7 @@ extension Persistible where Self: Codable & Hashable {
     /// - Throws: ``PersistenceError``, for a reason it lists for any write.
     @discardableResult
     public func removeFromFile() throws -> Bool {
-        let identity = RecordIdentity<Self>()
-        let key = identity.of(self)
-        return try Self.archive().remove { identity.of($0) == key } > 0
+        try Self.archive().remove(self) > 0
     }
 
     /// Removes every stored value for which `shouldRemove`, run under the lock, returns `true`, or none if it

@@ -22,8 +22,9 @@ extension Archive {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
         var state = stored.take()
         if state?.undecoded != nil {
-            // Records read as bytes alone are only appended to.
-            guard try append(to: &state!, from: &plan, file: file, remembering: remembering) else {
+            if !plan.storedChanges.isEmpty {
+                try rewrite(undecoded: &state!, from: plan, file: file)
+            } else if try !append(to: &state!, from: &plan, file: file, remembering: remembering) {
                 throw UndecodedRecords.SpliceRefused()
             }
             return
@@ -118,6 +119,48 @@ extension Archive {
         state.noteWritten(appended.count, as: encoded, decoder: decoder, remembering: remembering)
         keep(state)
         return true
+    }
+}
+
+extension Archive {
+    /// Writes the records read as bytes alone with the few that `plan` replaces or removes, and those it appends,
+    /// copying every other as stored; remembers their identities for the next such write. Throws
+    /// ``UndecodedRecords/SpliceRefused`` where the records' bytes or their encoding do not allow it, writing nothing.
+    private func rewrite(undecoded state: inout Snapshot<Value>, from plan: WritePlan<Value>, file: AtomicFile) throws {
+        let changes = plan.storedChanges
+        guard var undecoded = state.undecoded, let standIn = changes.read.values.first else {
+            throw UndecodedRecords.SpliceRefused()
+        }
+        // The written records' own encoding shows again that each stores its identity under `id`.
+        let written = Array(changes.replaced.values) + plan.records[plan.storedCount...]
+        guard undecoded.storesIdentities(written.map(plan.identity.of), in: try encode(array: written)) else {
+            throw UndecodedRecords.SpliceRefused()
+        }
+        let storedCount = undecoded.hashes.count
+        var sources = (0..<storedCount).map(RecordSource.unchanged)
+        // A record copied as stored is never encoded: any value stands in for it.
+        var records = Array(repeating: standIn, count: storedCount)
+        for (position, value) in changes.replaced {
+            sources[position] = .changed(position)
+            records[position] = value
+        }
+        for position in changes.removed.sorted(by: >) {
+            sources.remove(at: position)
+            records.remove(at: position)
+            undecoded.hashes.remove(at: position)
+        }
+        let appended = plan.records[plan.storedCount...]
+        sources += repeatElement(.new, count: appended.count)
+        records += appended
+        guard let rewrite = try rewriteKeepingUntouched(
+            state, storedCount: storedCount, records: records, sources: sources, originals: changes.read
+        ) else { throw UndecodedRecords.SpliceRefused() }
+        var bytes = rewrite.bytes
+        let identity = try file.write(&bytes, unchangedPrefix: rewrite.unchangedPrefix, durability: durability)
+        undecoded.noteAppended(appended.map(plan.identity.of))
+        var kept = Snapshot<Value>(identity: identity, bytes: bytes, values: [], recordRanges: rewrite.ranges)
+        kept.undecoded = undecoded
+        keep(kept)
     }
 }
 

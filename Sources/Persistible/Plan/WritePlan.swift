@@ -21,10 +21,13 @@ struct WritePlan<Record: Hashable> {
     private(set) var sources: [RecordSource]?
     /// What each changed original held when read, by original position: a rewrite keeps the keys it does not know.
     private(set) var replacedOriginals: [Int: Record] = [:]
-    /// The records read as bytes alone, for a write that only appends new identities; `records` then holds only
-    /// what the write appends, and nothing but ``insert(_:key:)`` may run.
+    /// The records read as bytes alone, for a write that changes records by identity; `records` then holds only
+    /// what the write appends, `storedChanges` what it does to those read, and nothing but ``insert(_:key:)`` and
+    /// ``delete(_:)`` may run.
     private(set) var undecoded: UndecodedRecords?
-    /// Whether a change needed the values of records not decoded: the write is then planned on decoded records.
+    var storedChanges = StoredChanges<Record>()
+    /// Whether a change needed the values of records not decoded: the write is then planned again once the records
+    /// with the identities in `storedChanges.wanted` are decoded, or on decoded records.
     private(set) var needsDecodedRecords = false
 
     init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
@@ -44,7 +47,7 @@ struct WritePlan<Record: Hashable> {
         state?.values = []
     }
 
-    var hasChanges: Bool { sources != nil || records.count > storedCount }
+    var hasChanges: Bool { sources != nil || records.count > storedCount || !storedChanges.isEmpty }
 
     /// Whether the write adds records after those read, left as they were: what a splice can write.
     var onlyAppended: Bool {
@@ -65,13 +68,23 @@ struct WritePlan<Record: Hashable> {
 
     // MARK: - Changing
 
+    /// The position in `records` of the first record with this identity; of records read as bytes alone, only
+    /// ``insert(_:key:)`` and ``delete(_:)`` know.
     mutating func position(of key: AnyHashable) -> Int? {
-        if let undecoded, !undecoded.holdsNone(of: key) {
+        if index == nil { index = IdentityIndex(records, identity: identity) }
+        return index?[key]
+    }
+
+    /// The positions of the records read as bytes alone that have this identity: `nil` where none has it, or
+    /// until they are decoded, which the write then asks for.
+    private mutating func storedPositions(of key: AnyHashable) -> [Int]? {
+        guard let undecoded, !undecoded.holdsNone(of: key) else { return nil }
+        guard let found = storedChanges.found[key] else {
+            storedChanges.wanted.append(key)
             needsDecodedRecords = true
             return nil
         }
-        if index == nil { index = IdentityIndex(records, identity: identity) }
-        return index?[key]
+        return found.isEmpty ? nil : found
     }
 
     /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
@@ -79,7 +92,8 @@ struct WritePlan<Record: Hashable> {
     @discardableResult
     mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
         let key = key ?? identity.of(object)
-        guard let position = position(of: key) else {
+        if let stored = storedPositions(of: key) { return storedChanges.replace(at: stored, with: object) }
+        guard let position = needsDecodedRecords ? nil : position(of: key) else {
             if needsDecodedRecords { return false }
             index?.note(key, at: records.count)
             members?.insert(object)
@@ -140,11 +154,16 @@ struct WritePlan<Record: Hashable> {
         return added
     }
 
-    mutating func delete(_ object: Record) {
+    /// Deletes every record with the identity of `object`; returns how many.
+    @discardableResult
+    mutating func delete(_ object: Record) -> Int {
         let key = identity.of(object)
-        guard let position = position(of: key) else { return }
+        let removedStored = storedPositions(of: key).map { storedChanges.remove(at: $0) } ?? 0
+        guard !needsDecodedRecords, let position = position(of: key) else { return removedStored }
         let repeated = index?.repeated.contains(key) == true
-        removeRecords(at: repeated ? records.indices.filter { identity.of(records[$0]) == key } : [position])
+        let positions = repeated ? records.indices.filter { identity.of(records[$0]) == key } : [position]
+        removeRecords(at: positions)
+        return removedStored + positions.count
     }
 
     /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
@@ -156,7 +175,6 @@ struct WritePlan<Record: Hashable> {
 
     /// Removes the records at `positions`, in increasing order, and their sources.
     private mutating func removeRecords(at positions: [Int]) {
-        assert(undecoded == nil, "records not decoded are only appended to")
         guard !positions.isEmpty else { return }
         if sources == nil { sources = recordSources }
         for position in positions.reversed() {
@@ -190,7 +208,7 @@ struct WritePlan<Record: Hashable> {
     mutating func replaceRecords(
         _ objects: [Record], sources objectSources: [RecordSource], originals: [Int: Record] = [:]
     ) {
-        assert(undecoded == nil, "records not decoded are only appended to")
+        assert(undecoded == nil, "records read as bytes alone change only by identity")
         let current = recordSources
         sources = zip(objects, objectSources).map { object, source in
             switch source {
@@ -245,6 +263,40 @@ struct WritePlan<Record: Hashable> {
             }
         }
         return result
+    }
+}
+
+/// What a write does to records read as bytes alone (``UndecodedRecords``), by their stored position: the few it
+/// replaces or removes, found by identity among those decoded for it.
+struct StoredChanges<Record: Hashable> {
+    /// The positions of the records with each identity asked about, once decoded; their values, as read.
+    var found: [AnyHashable: [Int]] = [:]
+    var read: [Int: Record] = [:]
+    /// The identities asked about before their records were decoded.
+    var wanted: [AnyHashable] = []
+    private(set) var replaced: [Int: Record] = [:]
+    private(set) var removed: Set<Int> = []
+
+    var isEmpty: Bool { replaced.isEmpty && removed.isEmpty }
+
+    /// Replaces the record at the first of `positions`, which hold one identity, with `object`, and removes the
+    /// others; returns whether that changed anything.
+    mutating func replace(at positions: [Int], with object: Record) -> Bool {
+        let first = positions[0]
+        let later = positions.dropFirst()
+        let changes = (replaced[first] ?? read[first]) != object || !removed.isSuperset(of: later)
+        // Back to what it held when read: its stored bytes serve again.
+        replaced[first] = read[first] == object ? nil : object
+        removed.formUnion(later)
+        return changes
+    }
+
+    /// Removes the records at `positions`; returns how many were not removed already.
+    mutating func remove(at positions: [Int]) -> Int {
+        let removing = Set(positions).subtracting(removed)
+        for position in removing { replaced[position] = nil }
+        removed.formUnion(removing)
+        return removing.count
     }
 }
 
@@ -364,25 +416,17 @@ struct IdentityIndex {
 extension Archive {
     /// The one read-modify-write: runs `body` under the lock on a plan of the file's records and commits what it
     /// plans, unless it plans nothing or throws. A missing directory is created, unless `creatingDirectory` is false.
-    /// With `readingIdentitiesFirst`, `body` runs first on records read for their identities alone, and again on
-    /// decoded ones if it needed more or threw: only a body that does nothing else may ask for it.
+    /// With `readingIdentitiesFirst`, `body` runs first on records read for their identities alone, and again if it
+    /// needed more or threw: only a body that changes records by identity and does nothing else may ask for it.
     func planWrite<Result>(
         creatingDirectory: Bool = true, remembering: RememberedValues = .decoded, readingIdentitiesFirst: Bool = false,
         _ body: (inout WritePlan<Value>) throws -> Result
     ) throws -> Result {
         try withWriteAccess(creatingDirectory: creatingDirectory) { file in
-            // The only reference to the bytes, so that a splice appends to them in place.
-            var state = readingIdentitiesFirst ? try identitiesOnly(of: file) : nil
-            if state != nil {
-                var plan = WritePlan(taking: &state)
-                if let result = try? body(&plan), !plan.needsDecodedRecords {
-                    do {
-                        if plan.hasChanges { try commit(&plan, over: &state, to: file, remembering: remembering) }
-                        return result
-                    } catch is UndecodedRecords.SpliceRefused {}
-                }
+            if readingIdentitiesFirst, let result = try planWrite(onIdentitiesOf: file, remembering: remembering, body) {
+                return result
             }
-            state = try takeState(of: file)
+            var state = try takeState(of: file)
             var plan = WritePlan(taking: &state)
             let outcome = Swift.Result { try body(&plan) }
             if plan.hasChanges, case .success = outcome {
@@ -394,6 +438,40 @@ extension Archive {
             }
             return try outcome.get()
         }
+    }
+
+    /// Runs `body` on the file's records read for their identities alone, then, if it asked about identities they
+    /// may hold, once more with the records that have them decoded, and commits what it plans; `nil`, having written
+    /// nothing, where it needs every record decoded.
+    private func planWrite<Result>(
+        onIdentitiesOf file: AtomicFile, remembering: RememberedValues, _ body: (inout WritePlan<Value>) throws -> Result
+    ) throws -> Result? {
+        // The only reference to the bytes, so that a splice appends to them in place.
+        var state = try identitiesOnly(of: file)
+        var decoded = StoredChanges<Value>()
+        while state != nil {
+            var plan = WritePlan(taking: &state)
+            plan.storedChanges = decoded
+            guard let result = try? body(&plan) else { return nil }
+            guard plan.needsDecodedRecords else {
+                do {
+                    if plan.hasChanges {
+                        try commit(&plan, over: &state, to: file, remembering: remembering)
+                    } else if let state {
+                        // The file is as read: its identities serve the next such write.
+                        keep(state)
+                    }
+                    return result
+                } catch is UndecodedRecords.SpliceRefused {
+                    return nil
+                }
+            }
+            guard decoded.found.isEmpty,
+                let found = storedRecords(withIdentities: plan.storedChanges.wanted, in: &state!)
+            else { return nil }
+            decoded = found
+        }
+        return nil
     }
 
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold
@@ -462,10 +540,21 @@ extension Archive {
     /// Removes the values for which `shouldRemove` is true; returns how many. A file reduced to nothing holds an
     /// empty array; a missing directory is not created.
     func remove(where shouldRemove: (Value) throws -> Bool) throws -> Int {
+        try removing(readingIdentitiesFirst: false) { try $0.removeAll(where: shouldRemove) }
+    }
+
+    /// Removes the values with the identity of `value`, as ``remove(where:)`` removes; returns how many.
+    func remove(_ value: Value) throws -> Int {
+        try removing(readingIdentitiesFirst: true) { $0.delete(value) }
+    }
+
+    private func removing(
+        readingIdentitiesFirst: Bool, _ body: (inout WritePlan<Value>) throws -> Int
+    ) throws -> Int {
         do {
-            return try planWrite(creatingDirectory: false) { plan in
+            return try planWrite(creatingDirectory: false, readingIdentitiesFirst: readingIdentitiesFirst) { plan in
                 plan.writesSingleValue = false
-                return try plan.removeAll(where: shouldRemove)
+                return try body(&plan)
             }
         } catch let error as PersistenceError where error.isMissingDirectory {
             return 0

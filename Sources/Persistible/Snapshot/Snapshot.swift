@@ -247,7 +247,12 @@ struct UndecodedRecords: Sendable {
 
     /// Whether no record has this identity; `false` where only decoding can tell. A few are asked: no index is made.
     func holdsNone(of key: AnyHashable) -> Bool {
-        spell(key).map { !hashes.contains(Self.hash($0)) } ?? false
+        hash(of: key).map { !hashes.contains($0) } ?? false
+    }
+
+    /// The hash of this identity spelled the one way, which every record that may have it stores.
+    func hash(of key: AnyHashable) -> UInt64? {
+        spell(key).map(Self.hash)
     }
 
     /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
@@ -318,7 +323,36 @@ extension Archive {
         guard let hashes else { return nil }
         var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
         state.undecoded = UndecodedRecords(hashes: hashes, encoder: encoder)
+        state.recordRanges = records.map(\.element)
         return state
+    }
+
+    /// The records of `state`, read for their identities alone, whose stored `id` spells one of `keys`, decoded:
+    /// where each identity is stored, and what those records hold. `nil` where one of them does not decode, or
+    /// decodes to another identity than its bytes spell: only decoding every record tells then.
+    func storedRecords(
+        withIdentities keys: [AnyHashable], in state: inout Snapshot<Value>
+    ) -> StoredChanges<Value>? {
+        guard let undecoded = state.undecoded else { return nil }
+        // Found again only after an append in this process.
+        if state.recordRanges == nil { state.recordRanges = JSONScanner.elementRanges(of: state.bytes) }
+        guard let ranges = state.recordRanges, ranges.count == undecoded.hashes.count else { return nil }
+        let identity = RecordIdentity<Value>()
+        let reading = recordReading()
+        var decoded = StoredChanges<Value>()
+        for key in keys where decoded.found[key] == nil {
+            guard let hash = undecoded.hash(of: key) else { return nil }
+            var positions: [Int] = []
+            for position in undecoded.hashes.indices where undecoded.hashes[position] == hash {
+                guard case .success(let (value, _)) = decodeRecord(
+                    state.bytes, at: ranges[position], reading: reading, index: position
+                ), identity.of(value) == key else { return nil }
+                positions.append(position)
+                decoded.read[position] = value
+            }
+            decoded.found[key] = positions
+        }
+        return decoded
     }
 }
 

@@ -140,7 +140,8 @@ import Testing
         try check(Renamed.V1Persistible.self, "renamed-v2", sample: .init(id: "a", name: "x"))
         try check(Removed.V1.self, "removed-v2", sample: .init(id: "a", title: "x", legacy: "y"))
         try check(TypeChanged.V1.self, "type-changed-v2", sample: .init(id: "a", estimate: "1h"))
-        try check(EnumCase.V1.self, "enum-v2", sample: .init(id: "a", state: .open))
+        // The record version 1 cannot read: a save by identity decodes only the records with its identity.
+        try check(EnumCase.V1.self, "enum-v2", sample: .init(id: "b", state: .open))
     }
 
     /// The bytes of each record of an array file, as stored.

@@ -35,7 +35,105 @@ import Testing
         static var cachesArchive: Bool { false }
     }
 
-    /// An identity already stored is an edit, planned on decoded records: it stands where it stood, once.
+    /// A save of a stored identity and a removal by identity decode the records with that identity alone (and the
+    /// last, once, which shows where identities are stored), copy the others as stored, and write what the same
+    /// changes on decoded records write; in this process too, after an append.
+    @Test func aColdEditAndRemovalDecodeOnlyTheRecordsTheyChange() throws {
+        let decodes = Counter()
+        try inTemporaryDirectory { _ in
+            var records = (1...100).map { DecodeCounted(id: $0, name: "number \($0)") }
+            try records.saveToFile()
+            DecodeCounted.clearArchiveCache()
+            try DecodeCounted.$decodes.withValue(decodes) { () throws in
+                #expect(try DecodeCounted(id: 40, name: "forty").saveToFile())
+                #expect(decodes.value == 2)
+                #expect(try DecodeCounted(id: 7, name: "seven").removeFromFile())
+                #expect(decodes.value == 3)
+                #expect(try DecodeCounted(id: 101, name: "new").saveToFile())
+                #expect(decodes.value == 3)
+                #expect(try DecodeCounted(id: 101, name: "newer").saveToFile())
+                #expect(decodes.value == 4)
+                #expect(!(try DecodeCounted(id: 40, name: "forty").saveToFile()))
+                #expect(decodes.value == 5)
+                #expect(!(try DecodeCounted(id: 7, name: "seven").removeFromFile()))
+                #expect(decodes.value == 5)
+            }
+            records[39].name = "forty"
+            records.remove(at: 6)
+            records.append(DecodeCounted(id: 101, name: "newer"))
+            #expect(try Data(contentsOf: DecodeCounted.archiveUrl) == currentFormat(records))
+            #expect(try DecodeCounted.loadListFromFile() == records)
+        }
+    }
+
+    /// An identity stored twice, as a file written by hand may hold it: an edit replaces the first and removes the
+    /// other, a removal removes both, as on decoded records.
+    @Test func aColdChangeOfAnIdentityStoredTwiceChangesEveryCopy() throws {
+        try inTemporaryDirectory { _ in
+            let twice = #"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 1, "name": "c"}, {"id": 3, "name": "d"}]"#
+            try Data(twice.utf8).write(to: Plain.archiveUrl)
+            #expect(try Plain(id: 1, name: "e").saveToFile())
+            #expect(try Plain.loadListFromFile() == [Plain(id: 1, name: "e"), Plain(id: 2, name: "b"), Plain(id: 3, name: "d")])
+            try Data(twice.utf8).write(to: Plain.archiveUrl)
+            #expect(try Plain(id: 1, name: "x").removeFromFile())
+            #expect(try Plain.loadListFromFile() == [Plain(id: 2, name: "b"), Plain(id: 3, name: "d")])
+        }
+    }
+
+    /// The same record as a newer version wrote it, with a key this one does not know.
+    struct PlainWithTag: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var name: String
+        var tag: [Int]?
+        static var fileName: String { "Plain" }
+        static var cachesArchive: Bool { false }
+    }
+
+    /// The same type, whose snapshot a load caches, so that its saves plan on decoded records.
+    struct Cached: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var name: String
+        static var fileName: String { "Plain" }
+    }
+
+    /// A cold edit keeps what the edited record holds beyond its type, and the other records byte for byte: it
+    /// writes what the same edit on decoded records writes.
+    @Test func aColdEditKeepsUnknownKeysAndTheRecordsItDoesNotChange() throws {
+        try inTemporaryDirectory { _ in
+            let stored = Data(#"[{"id": 1, "name": "a"}, {"id": 2, "name": "b", "tag": [7]}, {"id": 3, "name": "d"}]"#.utf8)
+            try stored.write(to: Plain.archiveUrl)
+            #expect(try Plain(id: 2, name: "c").saveToFile())
+            let cold = try Data(contentsOf: Plain.archiveUrl)
+            try stored.write(to: Plain.archiveUrl)
+            _ = try Cached.loadListFromFile()
+            #expect(try Cached(id: 2, name: "c").saveToFile())
+            #expect(try Data(contentsOf: Plain.archiveUrl) == cold)
+            #expect(String(decoding: cold, as: UTF8.self).contains(#"{"id": 3, "name": "d"}"#))
+            #expect(try PlainWithTag.loadListFromFile() == [
+                PlainWithTag(id: 1, name: "a"), PlainWithTag(id: 2, name: "c", tag: [7]), PlainWithTag(id: 3, name: "d"),
+            ])
+        }
+    }
+
+    /// A record this version cannot read (another version's) stays as stored around a cold edit or removal of
+    /// another; a change of its own identity decodes it, and throws as a load does, writing nothing.
+    @Test func aRecordThisVersionCannotReadStaysAroundAColdChangeOfAnother() throws {
+        try inTemporaryDirectory { directory in
+            let other = #"{"id": 3, "name": 3}"#
+            try Data((#"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, "# + other + "]").utf8).write(to: Plain.archiveUrl)
+            #expect(try Plain(id: 2, name: "c").saveToFile())
+            #expect(try Plain(id: 1, name: "a").removeFromFile())
+            let written = try Data(contentsOf: Plain.archiveUrl)
+            #expect(String(decoding: written, as: UTF8.self).contains(other))
+            #expect(persistenceError { _ = try Plain.loadListFromFile() }?.versionMismatch?.record == 1)
+            #expect(persistenceError { try Plain(id: 3, name: "x").saveToFile() }?.versionMismatch?.record == 1)
+            #expect(persistenceError { try Plain(id: 3, name: "x").removeFromFile() }?.versionMismatch?.record == 1)
+            #expect(try Data(contentsOf: Plain.archiveUrl) == written)
+            #expect(try directory.temporaries().isEmpty)
+        }
+    }
+
+    /// An identity already stored is an edit: it stands where it stood, once.
     @Test func aColdSaveOfAStoredIdentityEditsIt() throws {
         try inTemporaryDirectory { _ in
             try [Plain(id: 1, name: "one"), Plain(id: 2, name: "two")].saveToFile()
