@@ -38,6 +38,11 @@ struct ColdCommandWorkload {
         for round in 0..<repetitions {
             try interleave(round: round, [
                 { result.add.add(try tools.run(.tool, ["add", "\(toolAdds.take())"], environment: environment)) },
+                {
+                    // A stored record each time, spread over the file, so that every edit changes one.
+                    let id = (round * 7_919) % n
+                    result.edit.add(try tools.run(.tool, ["edit", "\(id)"], environment: environment))
+                },
                 { result.count.add(try tools.run(.tool, ["count"], environment: environment)) },
                 { result.lookup.add(try tools.run(.tool, ["lookup", "\(n / 2)"], environment: environment)) },
                 { result.foundationDecode.add(try tools.run(.foundation, [file])) },
@@ -59,6 +64,8 @@ struct ColdCommandWorkload {
         // Every call did its work: each add is in the file, and the lookup finds its record.
         let stored = try withArchiveDirectory(directory) { try ColdRecord.loadListFromFile() }
         try expect(stored.count == n + repetitions, "cold command", "\(stored.count) of \(n + repetitions) records")
+        let edited = stored.filter { $0.name.hasPrefix("Edited") }.count
+        try expect(edited == Set((0..<repetitions).map { ($0 * 7_919) % n }).count, "cold command", "\(edited) edited")
         let answer = try tools.output(.tool, ["lookup", "\(n / 2)"], environment: environment)
         try expect(answer == "Person \(n / 2)", "cold command", "the lookup printed \(answer)")
         return result

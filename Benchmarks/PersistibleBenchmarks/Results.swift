@@ -133,6 +133,7 @@ struct EvolutionResult {
 struct ColdCommandResult {
     var n: Int
     var add = Samples()
+    var edit = Samples()
     var count = Samples()
     var lookup = Samples()
     var foundationDecode = Samples()

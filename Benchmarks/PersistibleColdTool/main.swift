@@ -23,12 +23,14 @@ do {
     switch (arguments.first, arguments.count == 2 ? Int(arguments[1]) : nil) {
     case ("add", let id?):
         try Person(id: id, name: "Person \(id)", age: 18 + id % 50, school: "KNUST").saveToFile()
+    case ("edit", let id?):
+        try Person(id: id, name: "Edited \(id)", age: 18 + id % 50, school: "KNUST").saveToFile()
     case ("count", nil) where arguments.count == 1:
         print(try Person.loadListFromFile().count)
     case ("lookup", let id?):
         print(try Person.loadFromFile(id: id)?.name ?? "none")
     default:
-        print("usage: PersistibleColdTool add ID | count | lookup ID")
+        print("usage: PersistibleColdTool add ID | edit ID | count | lookup ID")
         exit(2)
     }
 } catch {
