@@ -11,6 +11,13 @@ private struct Pinned: Codable, Hashable, Persistible {
     }
 }
 
+/// A generic type nested in another, whose name as `String(describing:)` writes it is the default file name.
+private enum Outer {
+    struct Tagged<Tag: Codable & Hashable>: Codable, Hashable, Persistible {
+        var tag: Tag
+    }
+}
+
 private struct BadName: Codable, Hashable, Persistible {
     var number: Int
     // Each test that uses this type runs one name; the task-local picks which.
@@ -22,6 +29,8 @@ private struct BadName: Codable, Hashable, Persistible {
     @Test func theFileIsNamedAfterTheTypeByDefault() throws {
         try inTemporaryDirectory { directory in
             #expect(Note.fileName == "Note")
+            #expect(Outer.Tagged<Note>.fileName == "Tagged<Note>")
+            #expect(Outer.Tagged<Note>.fileName == String(describing: Outer.Tagged<Note>.self))
             #expect(Note.archiveUrl == directory.file("Note.json"))
             #expect(Person.archiveUrl == directory.file("person_data.json"))
         }
