@@ -48,35 +48,38 @@ struct JSONScanner {
     /// object that has that key once, spelled without escapes and no other key escaped; `nil` if `data` does not
     /// hold one JSON array. Each element's other members are checked, not collected.
     static func elementRanges(of data: Data, member key: String) -> [(element: Range<Int>, member: Range<Int>?)]? {
-        let name = Array(key.utf8)
         var elements: [(element: Range<Int>, member: Range<Int>?)] = []
         // More than any file of records needs: memory never touched costs nothing, and the array never moves.
         elements.reserveCapacity(data.count / 16)
-        return reading(data) { scanner in
-            let read = scanner.container(UInt8(ascii: "[")) { scanner in
-                scanner.skipWhitespace()
-                let start = scanner.position
-                guard scanner.current == UInt8(ascii: "{") else {
-                    guard let element = scanner.value() else { return false }
-                    elements.append((element, nil))
-                    return true
-                }
-                var (member, unsure): (Range<Int>?, Bool) = (nil, false)
-                let read = scanner.container(UInt8(ascii: "{")) { scanner in
-                    guard let keyRange = scanner.key(), let value = scanner.value() else { return false }
-                    let stored = scanner.bytes[keyRange]
-                    if stored.count == name.count, stored.elementsEqual(name) {
-                        unsure = unsure || member != nil
-                        member = value
-                    } else if stored.contains(UInt8(ascii: "\\")) {
-                        unsure = true
+        return Array(key.utf8).withUnsafeBytes { name in
+            reading(data) { scanner in
+                let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                    scanner.skipWhitespace()
+                    let start = scanner.position
+                    guard scanner.current == UInt8(ascii: "{") else {
+                        guard let element = scanner.value() else { return false }
+                        elements.append((element, nil))
+                        return true
                     }
-                    return true
+                    var (member, unsure): (Range<Int>?, Bool) = (nil, false)
+                    let read = scanner.container(UInt8(ascii: "{")) { scanner in
+                        guard let key = scanner.key(comparedWith: name), let value = scanner.value() else {
+                            return false
+                        }
+                        switch key {
+                        case .sought:
+                            unsure = unsure || member != nil
+                            member = value
+                        case .escaped: unsure = true
+                        case .other: break
+                        }
+                        return true
+                    }
+                    elements.append((start..<scanner.position, unsure ? nil : member))
+                    return read
                 }
-                elements.append((start..<scanner.position, unsure ? nil : member))
-                return read
+                return read ? elements : nil
             }
-            return read ? elements : nil
         }
     }
 
@@ -555,10 +558,45 @@ struct JSONScanner {
         return key
     }
 
+    /// What a key is to the one sought.
+    private enum KeyComparison {
+        case sought, other, escaped
+    }
+
+    /// Reads `"key" :` as `key()` does, comparing the key with `name`, which has no escapes; `nil`, noting what
+    /// was expected, if there is no key here.
+    private mutating func key(comparedWith name: UnsafeRawBufferPointer) -> KeyComparison? {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") || fail(.key) else { return nil }
+        let start = position + 1
+        // A key that ends at the first byte a word flags holds no escape, and its bytes are compared as they are.
+        let end = Self.endOfOrdinaryCharacters(in: bytes, from: start)
+        let comparison: KeyComparison
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            position = end + 1
+            comparison = end - start == name.count && name.indices.allSatisfy { bytes[start + $0] == name[$0] }
+                ? .sought : .other
+        } else {
+            guard skipString() else { return nil }
+            let key = UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)])
+            comparison = key.contains(UInt8(ascii: "\\")) ? .escaped : key.elementsEqual(name) ? .sought : .other
+        }
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") || fail(.colon) else { return nil }
+        position += 1
+        return comparison
+    }
+
     private mutating func value() -> Range<Int>? {
         skipWhitespace()
         let start = position
-        return skipValue() ? start..<position : nil
+        // A string or number, as most members' values are, without the loop that keeps track of nesting.
+        let read = switch current {
+        case UInt8(ascii: "\""): skipString()
+        case let byte? where isDigit(byte) || byte == UInt8(ascii: "-"): skipNumber()
+        default: skipValue()
+        }
+        return read ? start..<position : nil
     }
 
     /// Reads one value and everything in it, its ranges shifted by `offset`.
