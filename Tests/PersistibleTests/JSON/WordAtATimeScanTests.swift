@@ -97,6 +97,37 @@ import Testing
         }
     }
 
+    @Test func aStringThatSpellsNoTextFailsTheMemberScanWhereverItIsAndOnlyThere() {
+        // Bytes that are no UTF-8 (a lone continuation, cut or overlong sequences, an encoded surrogate, beyond
+        // U+10FFFF), escaped surrogates without their pair, and the text they are close to.
+        let noUTF8: [[UInt8]] = [
+            [0x80], [0xC3], [0xC0, 0x80], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF],
+        ]
+        let loneSurrogates = [
+            "\\uD83C", "\\uDF89", "\\uD83C\\u0041", "\\uD83C\\n", "\\uDBFF\\uD800", "\\uDF89\\uDC00",
+            "\\uD83C\\uDF89\\uDF89",
+        ]
+        let utf8: [[UInt8]] = [[0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x8E, 0x89]]
+        let escapes = ["\\uD83C\\uDF89", "\\uDBFF\\uDFFF", "\\u00e9", "\\u0041\\uD800\\uDC00"]
+        let faults = noUTF8 + loneSurrogates.map { Array($0.utf8) }
+        let texts = utf8 + escapes.map { Array($0.utf8) }
+        for (characters, spellsText) in faults.map({ ($0, false) }) + texts.map({ ($0, true) }) {
+            for before in 0..<20 {
+                for inKey in [false, true] {
+                    let string = String(repeating: "a", count: before).utf8 + characters + "z".utf8
+                    let (key, value) = inKey ? (string, Array("1".utf8)) : (Array("name".utf8), [34] + string + [34])
+                    let bytes: [UInt8] = "[\n  {\n    \"id\" : 7,\n    \"".utf8 + key + "\" : ".utf8 + value
+                        + "\n  }\n]".utf8
+                    let data = Data(bytes)
+                    let text = String(decoding: bytes, as: UTF8.self).debugDescription
+                    #expect(JSONScanner.elementRanges(of: data)?.count == 1, "\(text)")
+                    #expect(JSONScanner.spellsText(data) == spellsText, "\(text)")
+                    #expect((JSONScanner.elementRanges(of: data, member: "id") != nil) == spellsText, "\(text)")
+                }
+            }
+        }
+    }
+
     private func check(_ document: Document) {
         let data = Data(document.bytes)
         let text = String(decoding: document.bytes, as: UTF8.self).debugDescription
