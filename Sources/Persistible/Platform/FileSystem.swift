@@ -348,7 +348,7 @@ enum FileReader {
         // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
         // and stops once the limit is passed.
         // Room for the read that finds the end, and for an append's few records, so that neither copies the file.
-        var bytes = Data(count: Int(status.st_size) + 16_384)
+        var bytes = readBuffer(count: Int(status.st_size) + 16_384)
         var filled = 0
         while true {
             if filled == bytes.count {
@@ -366,6 +366,23 @@ enum FileReader {
         }
         bytes.count = filled
         return (bytes, FileIdentity(status))
+    }
+
+    /// At least `count` bytes to read into. On Linux, from 2 MiB on, in whole huge pages where the system grants
+    /// them on request: the read then faults in one page each 2 MiB rather than 512, which for a file of 10 MB was
+    /// half the read's time. The bytes are not zeroed: only those read are ever counted in.
+    private static func readBuffer(count: Int) -> Data {
+        #if os(Linux)
+        let hugePage = 1 << 21
+        let capacity = (count + hugePage - 1) & -hugePage
+        var memory: UnsafeMutableRawPointer?
+        if count >= hugePage, posix_memalign(&memory, hugePage, capacity) == 0, let memory {
+            // Only a hint: where it is refused, the pages are the usual ones.
+            _ = madvise(memory, capacity, MADV_HUGEPAGE)
+            return Data(bytesNoCopy: memory, count: capacity, deallocator: .free)
+        }
+        #endif
+        return Data(count: count)
     }
 
     struct FileTooLarge: Error {

@@ -176,9 +176,9 @@ extension Archive where Value: Identifiable {
         // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
         let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
         guard let (bytes, _) = try contents(atPath: path) else { return nil }
-        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id"),
-            JSONScanner.spellsText(bytes)
-        else { return try wholeRead() }
+        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
+            return try wholeRead()
+        }
         // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
         // An array, not a `Data`, whose iterator would cost more than the comparison.
         let kind = IdentifierSpelling(of: id)
@@ -295,7 +295,7 @@ extension Archive {
         }
         guard let (bytes, fileIdentity) = try contents(atPath: file.path),
             bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
-            let records = JSONScanner.elementRanges(of: bytes, member: "id"), JSONScanner.spellsText(bytes)
+            let records = JSONScanner.elementRanges(of: bytes, member: "id")
         else { return nil }
         let reading = recordReading()
         // The last records that decode, until one shows where its identity is stored; a record of a newer version

@@ -72,17 +72,89 @@ import Testing
         }
     }
 
+    @Test func theMemberSoughtIsFoundByItsKeyWhereverItEndsAndNotWhereTwoOrAnEscapedKeyMakeItUnsure() {
+        // The key sought, spelled with an escape, keys that start or end alike, and keys that need the slow path.
+        let keys = ["id", "id", "i\\u0064", "i", "idx", "xid", "ID", "", "i\\\"d", "\\\"id", "a", "school", "éid"]
+        for trial in 0..<3_000 {
+            var document = Document(seed: UInt64(trial))
+            document.elements()
+            for _ in 0..<(1 + trial % 3) {
+                document.element { $0.object(keys: keys) }
+            }
+            document.close(trailing: trial % 10)
+            check(document)
+        }
+    }
+
+    @Test(arguments: StringFault.allCases)
+    func aFaultInAKeyIsFoundWhereverItIs(_ fault: StringFault) {
+        for trial in 0..<300 {
+            var document = Document(seed: UInt64(fault.rawValue * 10_000 + trial))
+            document.elements()
+            document.element { $0.object(keyFault: (trial % 12, fault)) }
+            document.close(trailing: trial % 10)
+            check(document)
+        }
+    }
+
+    @Test func aStringThatSpellsNoTextFailsTheMemberScanWhereverItIsAndOnlyThere() {
+        // Bytes that are no UTF-8 (a lone continuation, cut or overlong sequences, an encoded surrogate, beyond
+        // U+10FFFF), escaped surrogates without their pair, and the text they are close to.
+        let noUTF8: [[UInt8]] = [
+            [0x80], [0xC3], [0xC0, 0x80], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF],
+        ]
+        let loneSurrogates = [
+            "\\uD83C", "\\uDF89", "\\uD83C\\u0041", "\\uD83C\\n", "\\uDBFF\\uD800", "\\uDF89\\uDC00",
+            "\\uD83C\\uDF89\\uDF89",
+        ]
+        let utf8: [[UInt8]] = [[0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x8E, 0x89]]
+        let escapes = ["\\uD83C\\uDF89", "\\uDBFF\\uDFFF", "\\u00e9", "\\u0041\\uD800\\uDC00"]
+        let faults = noUTF8 + loneSurrogates.map { Array($0.utf8) }
+        let texts = utf8 + escapes.map { Array($0.utf8) }
+        for (characters, spellsText) in faults.map({ ($0, false) }) + texts.map({ ($0, true) }) {
+            for before in 0..<20 {
+                for inKey in [false, true] {
+                    let string = String(repeating: "a", count: before).utf8 + characters + "z".utf8
+                    let (key, value) = inKey ? (string, Array("1".utf8)) : (Array("name".utf8), [34] + string + [34])
+                    let bytes: [UInt8] = "[\n  {\n    \"id\" : 7,\n    \"".utf8 + key + "\" : ".utf8 + value
+                        + "\n  }\n]".utf8
+                    let data = Data(bytes)
+                    let text = String(decoding: bytes, as: UTF8.self).debugDescription
+                    #expect(JSONScanner.elementRanges(of: data)?.count == 1, "\(text)")
+                    #expect(JSONScanner.spellsText(data) == spellsText, "\(text)")
+                    #expect((JSONScanner.elementRanges(of: data, member: "id") != nil) == spellsText, "\(text)")
+                }
+            }
+        }
+    }
+
     private func check(_ document: Document) {
         let data = Data(document.bytes)
         let text = String(decoding: document.bytes, as: UTF8.self).debugDescription
+        let members = JSONScanner.elementRanges(of: data, member: "id")
         guard let (offset, expected) = document.fault else {
             #expect(JSONScanner.elementRanges(of: data) == document.ranges, "\(text)")
+            #expect(members?.map(\.element) == document.ranges, "\(text)")
+            #expect(members?.map(\.member) == idMembers(in: data, at: document.ranges), "\(text)")
             #expect(JSONScanner.syntaxError(in: data) == nil, "\(text)")
             return
         }
         #expect(JSONScanner.elementRanges(of: data) == nil, "\(text)")
+        #expect(members == nil, "\(text)")
         let description = JSONScanner.syntaxError(in: data)?.description ?? "no error"
         #expect(description.contains("(byte \(offset)): expected \(expected), found"), "\(description) in \(text)")
+    }
+}
+
+/// The value of each element's member `id`, from its tree: where it is an object that has that key once, stored
+/// without escapes, and no key stored with one.
+private func idMembers(in data: Data, at ranges: [Range<Int>]) -> [Range<Int>?] {
+    ranges.map { range in
+        guard case .object(let members, _)? = JSONTree.parse(data, at: range),
+            !members.contains(where: { data[$0.keyRange].contains(UInt8(ascii: "\\")) })
+        else { return nil }
+        let sought = members.filter { data[$0.keyRange].elementsEqual("id".utf8) }
+        return sought.count == 1 ? sought[0].value.range : nil
     }
 }
 
@@ -303,8 +375,11 @@ private struct Document {
     }
 
     /// An object of one to three members, with whitespace with a control character in it at `place`, if it is in an
-    /// object.
-    mutating func object(faultyWhitespace place: WhitespacePlace? = nil) {
+    /// object; its keys picked from `keys`, stored as they are, if given, and `keyFault` in the first.
+    mutating func object(
+        faultyWhitespace place: WhitespacePlace? = nil, keys: [String]? = nil,
+        keyFault: (offset: Int, StringFault)? = nil
+    ) {
         func gap(_ here: WhitespacePlace, _ expected: String) {
             if place == here { faultyWhitespace(expecting: expected) } else { whitespace() }
         }
@@ -315,7 +390,13 @@ private struct Document {
                 append(",")
                 gap(.afterComma, Expected.key)
             }
-            string(length: random.next(below: 12))
+            if let keys {
+                append("\"" + pick(keys) + "\"")
+            } else if member == 0, let keyFault {
+                string(length: keyFault.offset + random.next(below: 4), fault: keyFault)
+            } else {
+                string(length: random.next(below: 12))
+            }
             gap(.beforeColon, Expected.colon)
             append(":")
             gap(.afterColon, Expected.value)
