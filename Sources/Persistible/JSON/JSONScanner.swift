@@ -11,8 +11,9 @@ struct JSONScanner {
     private var position = 0
     /// Where the last scan that returned `false` found the bytes stop being JSON, and what it expected there.
     private var failure: (offset: Int, expected: Expectation)?
-    /// Whether strings are checked as ``spellsText(_:)`` checks them, in the pass that reads them: a second pass over
-    /// a file of 10 MB cost 0.5 ms of a cold lookup's 20.
+    /// Whether strings are checked to spell text as a decoder requires and the grammar does not check (their bytes
+    /// UTF-8, and no escaped surrogate without its pair), in the pass that reads them: a second pass over a file of
+    /// 10 MB cost 0.5 ms of a cold lookup's 20.
     private var checksText = false
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
@@ -52,7 +53,7 @@ struct JSONScanner {
 
     /// Each element of the array that `data` holds, with the range of the value of its member `key` where it is an
     /// object that has that key once, spelled without escapes and no other key escaped; `nil` if `data` does not
-    /// hold one JSON array whose strings all spell text, as ``spellsText(_:)`` requires. Each element's other
+    /// hold one JSON array whose strings all spell text (see `checksText`). Each element's other
     /// members are checked, not collected.
     static func elementRanges(of data: Data, member key: String) -> [(element: Range<Int>, member: Range<Int>?)]? {
         var elements: [(element: Range<Int>, member: Range<Int>?)] = []
@@ -176,61 +177,6 @@ struct JSONScanner {
     /// The range of the one value that `data` holds, whitespace aside; `nil` if it holds no single JSON value.
     static func valueRange(of data: Data) -> Range<Int>? {
         reading(data) { $0.value() }
-    }
-
-    /// Whether every string in `data`, strict JSON, spells text as a decoder requires and the grammar does not check:
-    /// its bytes UTF-8, and no escaped surrogate without its pair.
-    static func spellsText(_ data: Data) -> Bool {
-        data.withUnsafeBytes { buffer in
-            let backslash = UInt8(ascii: "\\")
-            var position = 0
-            while position < buffer.count {
-                // Eight bytes at a time past what needs no look: ASCII without a backslash.
-                if position + 8 <= buffer.count {
-                    let word = buffer.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                    let unlike = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                    let backslashes = (unlike &- 0x0101_0101_0101_0101) & ~unlike & 0x8080_8080_8080_8080
-                    if (word & 0x8080_8080_8080_8080) | backslashes == 0 {
-                        position += 8
-                        continue
-                    }
-                }
-                let byte = buffer[position]
-                if byte == backslash {
-                    guard buffer[position + 1] == UInt8(ascii: "u") else {
-                        position += 2
-                        continue
-                    }
-                    let unit = escapedUnit(in: buffer, at: position)
-                    guard (0xD800..<0xE000).contains(unit) else {
-                        position += 6
-                        continue
-                    }
-                    // A high surrogate, then an escaped low one.
-                    guard unit < 0xDC00, position + 12 <= buffer.count, buffer[position + 6] == backslash,
-                        buffer[position + 7] == UInt8(ascii: "u"),
-                        (0xDC00..<0xE000).contains(escapedUnit(in: buffer, at: position + 6))
-                    else { return false }
-                    position += 12
-                } else if byte >= 0x80 {
-                    var iterator = buffer[position...].makeIterator()
-                    var parser = Unicode.UTF8.ForwardParser()
-                    guard case .valid(let scalar) = parser.parseScalar(from: &iterator) else { return false }
-                    position += scalar.count
-                } else {
-                    position += 1
-                }
-            }
-            return true
-        }
-    }
-
-    /// The code unit of the `\u` escape at `position`, whose four hexadecimal digits the grammar has checked.
-    private static func escapedUnit(in buffer: UnsafeRawBufferPointer, at position: Int) -> Int {
-        buffer[(position + 2)..<(position + 6)].reduce(0) { unit, digit in
-            let value = digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : (digit | 0x20) - UInt8(ascii: "a") + 10
-            return unit * 16 + Int(value)
-        }
     }
 
     /// Whether `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if in any Unicode form.
