@@ -182,19 +182,22 @@ final class DirectDecoding {
         return string
     }
 
-    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, which needs no comparison.
+    /// The string that `utf8` holds, if it is UTF-8.
     private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
-        var index = 0
-        while index + 8 <= utf8.count,
-            utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-        {
-            index += 8
-        }
-        let string = String(decoding: utf8, as: UTF8.self)
-        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return string }
+        var string = String(decoding: utf8, as: UTF8.self)
         // Bytes that are not UTF-8 come back repaired, so unlike those stored: what `String(validating:)`, which
-        // needs macOS 15, would tell.
-        return string.utf8.elementsEqual(utf8) ? string : nil
+        // needs macOS 15, would tell. Compared a word at a time, which the string's own view cannot.
+        let valid = string.withUTF8 { decoded in
+            guard decoded.count == utf8.count else { return false }
+            var index = 0
+            while index + 8 <= utf8.count, utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                == UnsafeRawBufferPointer(decoded).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            {
+                index += 8
+            }
+            return decoded[index...].elementsEqual(utf8[index...])
+        }
+        return valid ? string : nil
     }
 
     func integer<T: FixedWidthInteger & Decodable>(
