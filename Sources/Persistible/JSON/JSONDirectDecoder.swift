@@ -46,8 +46,10 @@ final class DirectDecoding {
     /// The decoder itself: other strategies, the numbers only it converts exactly, keys under `.convertFromSnakeCase`.
     let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
-    /// The last object whose members were read, so that an array of records skips a record without reading it again.
-    @exclusivity(unchecked) var lastObjectRead = (start: -1, end: 0)
+    /// The last value decoded, so that the container around it skips it without reading it again; and the last
+    /// object whose members were listed, which `unwrap` keeps apart from its members' values.
+    @exclusivity(unchecked) var lastValueRead = (start: -1, end: 0)
+    @exclusivity(unchecked) var lastObjectListed = (start: -1, end: 0)
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
@@ -120,10 +122,40 @@ final class DirectDecoding {
             }
             return try numberByFoundation(Decimal.self, at: offset) as! T
         }
+        // Arrays and dictionaries of the usual scalars in code specialized for them, unlike `init(from:)`'s own.
+        if T.self == [Int].self { return try elements(Int.self, at: offset, node: node) as! T }
+        if T.self == [Double].self { return try elements(Double.self, at: offset, node: node) as! T }
+        if T.self == [String].self { return try elements(String.self, at: offset, node: node) as! T }
+        if T.self == [String: Int].self {
+            return try [String: Int].decodeMembers(of: self, at: offset, path: node) as! T
+        }
+        if T.self == [String: String].self {
+            return try [String: String].decodeMembers(of: self, at: offset, path: node) as! T
+        }
         if let dictionary = T.self as? any StringKeyedDictionary.Type {
             return try dictionary.decodeMembers(of: self, at: offset, path: node) as! T
         }
-        return try T(from: DirectDecoder(source: self, offset: offset, node: node))
+        let parentListed = lastObjectListed
+        let value = try T(from: DirectDecoder(source: self, offset: offset, node: node))
+        if lastObjectListed.start == offset { lastValueRead = lastObjectListed }
+        lastObjectListed = parentListed
+        return value
+    }
+
+    /// The array at `offset`, read as `Array.init(from:)` reads it, without a container for each element.
+    private func elements<Element: Decodable>(
+        _ type: Element.Type, at offset: Int, node: CodingPathNode
+    ) throws -> [Element] {
+        try DirectDecoder(source: self, offset: offset, node: node).checkContainer(opening: UInt8(ascii: "["))
+        var elements: [Element] = []
+        var index = skipWhitespace(from: offset + 1)
+        while bytes[index] != UInt8(ascii: "]") {
+            elements.append(try unwrap(type, at: index, parent: node, key: DirectCodingKey(intValue: elements.count)))
+            index = skipWhitespace(from: endOfValue(at: index))
+            if bytes[index] == UInt8(ascii: ",") { index = skipWhitespace(from: index + 1) }
+        }
+        lastValueRead = (offset, index + 1)
+        return elements
     }
 
     private func date(at offset: Int, node: CodingPathNode, parent: CodingPathNode) throws -> Date {
@@ -170,6 +202,7 @@ final class DirectDecoding {
         try checkNotNull(offset, String.self, at: path())
         guard bytes[offset] == UInt8(ascii: "\"") else { throw typeMismatch(String.self, found: offset, at: path()) }
         let (characters, escaped) = stringCharacters(at: offset)
+        lastValueRead = (offset, characters.upperBound + 1)
         return try text(UnsafeRawBufferPointer(rebasing: bytes[characters]), escaped: escaped)
     }
 
@@ -182,19 +215,22 @@ final class DirectDecoding {
         return string
     }
 
-    /// The string that `utf8` holds, if it is UTF-8; ASCII is told apart first, which needs no comparison.
+    /// The string that `utf8` holds, if it is UTF-8.
     private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
-        var index = 0
-        while index + 8 <= utf8.count,
-            utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-        {
-            index += 8
-        }
-        let string = String(decoding: utf8, as: UTF8.self)
-        guard utf8[index...].contains(where: { $0 >= 0x80 }) else { return string }
+        var string = String(decoding: utf8, as: UTF8.self)
         // Bytes that are not UTF-8 come back repaired, so unlike those stored: what `String(validating:)`, which
-        // needs macOS 15, would tell.
-        return string.utf8.elementsEqual(utf8) ? string : nil
+        // needs macOS 15, would tell. Compared a word at a time, which the string's own view cannot.
+        let valid = string.withUTF8 { decoded in
+            guard decoded.count == utf8.count else { return false }
+            var index = 0
+            while index + 8 <= utf8.count, utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                == UnsafeRawBufferPointer(decoded).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            {
+                index += 8
+            }
+            return decoded[index...].elementsEqual(utf8[index...])
+        }
+        return valid ? string : nil
     }
 
     func integer<T: FixedWidthInteger & Decodable>(
@@ -229,7 +265,9 @@ final class DirectDecoding {
             index += 1
         }
         let byte = bytes[index]
-        return byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") ? nil : (magnitude, negative)
+        guard byte != UInt8(ascii: "."), byte | 0x20 != UInt8(ascii: "e") else { return nil }
+        lastValueRead = (offset, index)
+        return (magnitude, negative)
     }
 
     func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible & Decodable>(
@@ -243,6 +281,7 @@ final class DirectDecoding {
             throw typeMismatch(type, found: offset, at: path())
         }
         let end = endOfValue(at: offset)
+        lastValueRead = (offset, end)
         guard let value = T(String(decoding: bytes[offset..<end], as: UTF8.self)), value.isFinite else {
             throw NotValidJSON()
         }
@@ -322,15 +361,15 @@ final class DirectDecoding {
 
     /// Where the value at `offset` ends; the scanner has already checked all of it.
     func endOfValue(at offset: Int) -> Int {
+        if offset == lastValueRead.start { return lastValueRead.end }
         switch bytes[offset] {
         case UInt8(ascii: "\""):
             return stringCharacters(at: offset).characters.upperBound + 1
-        case UInt8(ascii: "{") where offset == lastObjectRead.start:
-            return lastObjectRead.end
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
             var index = offset
             while true {
+                index = endOfPlainBytes(from: index)
                 switch bytes[index] {
                 case UInt8(ascii: "\""):
                     index = stringCharacters(at: index).characters.upperBound
@@ -357,6 +396,21 @@ final class DirectDecoding {
             }
             return index
         }
+    }
+
+    /// Where the bytes from `index` that open, close and quote nothing end, a word at a time while a whole word
+    /// remains; perhaps sooner, for the byte-by-byte loop to read on.
+    private func endOfPlainBytes(from index: Int) -> Int {
+        var index = index
+        // Brackets and braces differ in one bit, cleared; then each of the bytes sought becomes a zero byte.
+        let zeroBytes = { (word: UInt64) in (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 }
+        while index + 8 <= bytes.count, case let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self),
+            case let folded = word & 0xDFDF_DFDF_DFDF_DFDF, zeroBytes(word ^ 0x2222_2222_2222_2222)
+                | zeroBytes(folded ^ 0x5B5B_5B5B_5B5B_5B5B) | zeroBytes(folded ^ 0x5D5D_5D5D_5D5D_5D5D) == 0
+        {
+            index += 8
+        }
+        return index
     }
 
     /// The key that the member spelled `characters` (`plain`: unescaped ASCII) stands for under the key strategy;
@@ -557,7 +611,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             index = source.skipWhitespace(from: source.endOfValue(at: value))
             if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
         }
-        source.lastObjectRead = (offset, index + 1)
+        source.lastValueRead = (offset, index + 1)
+        source.lastObjectListed = (offset, index + 1)
     }
 
     var codingPath: [any CodingKey] {

@@ -38,6 +38,11 @@ import Testing
         var matrix: [[Double?]]
         var children: [Tree]
         var maybeNumbers: Numbers?
+        // The collections that the direct decoder reads in loops of their own.
+        var integers: [Int]
+        var doubles: [Double]
+        var strings: [String]
+        var labels: [String: String]
     }
 
     indirect enum Shape: Sendable {
@@ -68,7 +73,8 @@ import Testing
             ("numbers", numbers), ("texts", .array(texts)), ("counts", .dictionary(.integer(bits: 64, signed: true))),
             ("matrix", .array(.array(.optional(.double)))),
             ("children", .array(depth > 0 ? tree(depth: depth - 1) : .bool)),
-            ("maybeNumbers", .optional(numbers)),
+            ("maybeNumbers", .optional(numbers)), ("integers", .array(.integer(bits: 64, signed: true))),
+            ("doubles", .array(.double)), ("strings", .array(.string)), ("labels", .dictionary(.string)),
         ])
     }
 

@@ -46,6 +46,26 @@ import Testing
         }
     }
 
+    @Test func collectionsOfScalarsReadInTheirOwnLoopsFailWhereFoundationFails() {
+        for json in ["[1,2 , -3]", "[]", #"[1,"2"]"#, "[1, null]", "[1, 2.5]", "null", "[1e400]", "[[1], [2, true]]"] {
+            expectSame([Int].self, json)
+            expectSame([Double].self, json)
+            expectSame([[Int]].self, json)
+        }
+        for json in [#"["a", "b\n", "\u00e9"]"#, #"["a", 1]"#, #"["a", null]"#, #"[["a"], ["b", {}]]"#, "null"] {
+            expectSame([String].self, json)
+            expectSame([[String]].self, json)
+        }
+        // One wrong value at most: of two, Foundation names first the one its hashing puts first.
+        for json in [#"{"a": 1, "b": 2, "a": 3}"#, #"{"a": 1, "b": "2"}"#, #"{"a": 1, "b": null}"#, "[]", "{}"] {
+            expectSame([String: Int].self, json)
+            expectSame([[String: Int]].self, "[\(json), {\"c\": 4}]")
+        }
+        for json in [#"{"a": "1", "b": "2", "a": 3}"#, #"{"a": "1", "b": 2}"#, #"{"a": "x", "b": null}"#, "[]"] {
+            expectSame([String: String].self, json)
+        }
+    }
+
     @Test func textThatIsNotUTF8FailsOnlyWhereItIsRead() {
         let invalid: [UInt8] = [0xC3, 0x28]
         let read = Data(#"{"a":""#.utf8) + invalid + Data(#""}"#.utf8)
