@@ -51,22 +51,30 @@ struct JSONScanner {
         }
     }
 
-    /// Each element of the array that `data` holds, with the range of the value of its member `key` where it is an
-    /// object that has that key once, spelled without escapes and no other key escaped; `nil` if `data` does not
-    /// hold one JSON array whose strings all spell text (see `checksText`). Each element's other
-    /// members are checked, not collected.
-    static func elementRanges(of data: Data, member key: String) -> [(element: Range<Int>, member: Range<Int>?)]? {
-        var elements: [(element: Range<Int>, member: Range<Int>?)] = []
+    typealias ElementWithMember = (element: Range<Int>, member: Range<Int>?)
+
+    /// Each element of the array that `data` holds, with the range of the value of its member `key`, as
+    /// ``forEachElement(of:member:_:)`` finds them; `nil` where it finds no such array.
+    static func elementRanges(of data: Data, member key: String) -> [ElementWithMember]? {
+        var elements: [ElementWithMember] = []
         // More than any file of records needs: memory never touched costs nothing, and the array never moves.
         elements.reserveCapacity(data.count / 16)
-        return Array(key.utf8).withUnsafeBytes { name in
+        return forEachElement(of: data, member: key) { elements.append($0) } ? elements : nil
+    }
+
+    /// Calls `body` with each element of the array that `data` holds, in order, and the range of the value of its
+    /// member `key` where it is an object that has that key once, spelled without escapes and no other key escaped;
+    /// `false` if `data` does not hold one JSON array whose strings all spell text (see `checksText`), which `body`
+    /// may have been called for the elements before. Each element's other members are checked, not collected.
+    static func forEachElement(of data: Data, member key: String, _ body: (ElementWithMember) -> Void) -> Bool {
+        Array(key.utf8).withUnsafeBytes { name in
             reading(data, checkingText: true) { scanner in
-                let read = scanner.container(UInt8(ascii: "[")) { scanner in
+                scanner.container(UInt8(ascii: "[")) { scanner in
                     scanner.skipWhitespace()
                     let start = scanner.position
                     guard scanner.current == UInt8(ascii: "{") else {
                         guard let element = scanner.value() else { return false }
-                        elements.append((element, nil))
+                        body((element, nil))
                         return true
                     }
                     var (member, unsure): (Range<Int>?, Bool) = (nil, false)
@@ -83,11 +91,10 @@ struct JSONScanner {
                         }
                         return true
                     }
-                    elements.append((start..<scanner.position, unsure ? nil : member))
+                    body((start..<scanner.position, unsure ? nil : member))
                     return read
-                }
-                return read ? elements : nil
-            }
+                } ? true : nil
+            } ?? false
         }
     }
 

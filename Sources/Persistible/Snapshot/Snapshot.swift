@@ -173,35 +173,53 @@ extension Archive where Value: Identifiable {
         {
             return cached.values.last { $0.id == id }
         }
-        // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell.
+        // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell:
+        // so is an `id` that JSON writes more than one way, and the identity of a type that migrates records, which
+        // only their decoding tells.
         let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
         guard let (bytes, _) = try contents(atPath: path) else { return nil }
-        guard scansStrictJSON, let records = JSONScanner.elementRanges(of: bytes, member: "id") else {
-            return try wholeRead()
-        }
-        // Whether each record's stored `id`, spelled the one way, is this one's; `nil` where the bytes cannot tell.
-        // An array, not a `Data`, whose iterator would cost more than the comparison.
-        let kind = IdentifierSpelling(of: id)
-        let sought = IdentifierSpelling.only(of: id, with: encoder).map(Array.init)
-        let matches: [Bool?] = bytes.withUnsafeBytes { buffer in
-            records.map { record in
-                guard let kind, let sought, let member = record.member, kind.isOnly(buffer[member]) else { return nil }
-                return buffer[member].elementsEqual(sought)
-            }
-        }
         let reading = recordReading()
-        var storedIdentifiersHold = false
-        for (index, record) in records.enumerated().reversed() {
-            if storedIdentifiersHold, matches[index] == false { continue }
-            let decoded = decodeRecord(bytes, at: record.element, reading: reading, index: index)
-            guard case .success(let (value, _)) = decoded else { return try wholeRead() }
-            if !storedIdentifiersHold, reading.migrations.isEmpty, matches[index] != nil {
-                switch showsIdentity(value.id, in: bytes, at: record) {
-                case true?: storedIdentifiersHold = true
-                case false?: return try wholeRead()
-                case nil: break
+        guard scansStrictJSON, reading.migrations.isEmpty, let kind = IdentifierSpelling(of: id),
+            let sought = IdentifierSpelling.only(of: id, with: encoder)
+        else { return try wholeRead() }
+        // The last records, which decoded show that the stored `id` is the identity, and the others whose stored `id`
+        // may be this one: spelled so, or spelled another way than the one, which only decoding tells.
+        let lastCount = 8
+        var last = [(record: JSONScanner.ElementWithMember, match: Bool?)](repeating: ((0..<0, nil), nil), count: lastCount)
+        var candidates: [(index: Int, record: JSONScanner.ElementWithMember)] = []
+        var count = 0
+        let isArray = bytes.withUnsafeBytes { buffer in
+            sought.withUnsafeBytes { sought in
+                JSONScanner.forEachElement(of: bytes, member: "id") { record in
+                    let match = record.member.flatMap { member in
+                        let stored = UnsafeRawBufferPointer(rebasing: buffer[member])
+                        return kind.isOnly(stored) ? stored.elementsEqual(sought) : nil
+                    }
+                    if match != false { candidates.append((count, record)) }
+                    last[count % lastCount] = (record, match)
+                    count += 1
                 }
             }
+        }
+        guard isArray else { return try wholeRead() }
+        func decoded(_ record: JSONScanner.ElementWithMember, at index: Int) -> Value? {
+            guard case .success(let (value, _)) = decodeRecord(bytes, at: record.element, reading: reading, index: index)
+            else { return nil }
+            return value
+        }
+        var shownFrom: Int?
+        for index in stride(from: count - 1, through: max(0, count - lastCount), by: -1) {
+            let (record, match) = last[index % lastCount]
+            guard let value = decoded(record, at: index) else { return try wholeRead() }
+            if value.id == id { return value }
+            guard match != nil, let shows = showsIdentity(value.id, in: bytes, at: record) else { continue }
+            guard shows else { return try wholeRead() }
+            shownFrom = index
+            break
+        }
+        guard let shownFrom else { return count == 0 ? nil : try wholeRead() }
+        for (index, record) in candidates.reversed() where index < shownFrom {
+            guard let value = decoded(record, at: index) else { return try wholeRead() }
             if value.id == id { return value }
         }
         return nil
