@@ -320,6 +320,14 @@ struct RecordIdentity<Object: Hashable> {
 
     var usesIdentifier: Bool { identifiedType != nil }
 
+    /// The one way JSON writes the type's `id`, for the kinds that have one.
+    var identifierSpelling: IdentifierSpelling? {
+        func spelling<Identified: Identifiable>(of _: Identified.Type) -> IdentifierSpelling? {
+            IdentifierSpelling(of: Identified.ID.self)
+        }
+        return identifiedType.flatMap { spelling(of: $0) }
+    }
+
     func of(_ object: Object) -> AnyHashable {
         guard let identifiedType else { return AnyHashable(object) }
         return Self.identifier(of: object, as: identifiedType)
@@ -350,10 +358,16 @@ enum IdentifierSpelling {
     case integer, plainString
 
     init?(of key: AnyHashable) {
-        switch key.base {
-        case is any FixedWidthInteger: self = .integer
-        case is String: self = .plainString
-        default: return nil
+        self.init(of: type(of: key.base))
+    }
+
+    init?(of type: Any.Type) {
+        if type is any FixedWidthInteger.Type {
+            self = .integer
+        } else if type == String.self {
+            self = .plainString
+        } else {
+            return nil
         }
     }
 

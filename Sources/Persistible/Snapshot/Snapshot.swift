@@ -184,10 +184,8 @@ extension Archive where Value: Identifiable {
         else { return try wholeRead() }
         // The last records, which decoded show that the stored `id` is the identity, and the others whose stored `id`
         // may be this one: spelled so, or spelled another way than the one, which only decoding tells.
-        let lastCount = 8
-        var last = [(record: JSONScanner.ElementWithMember, match: Bool?)](repeating: ((0..<0, nil), nil), count: lastCount)
+        var last = LastRecords()
         var candidates: [(index: Int, record: JSONScanner.ElementWithMember)] = []
-        var count = 0
         let isArray = bytes.withUnsafeBytes { buffer in
             sought.withUnsafeBytes { sought in
                 JSONScanner.forEachElement(of: bytes, member: "id") { record in
@@ -195,9 +193,8 @@ extension Archive where Value: Identifiable {
                         let stored = UnsafeRawBufferPointer(rebasing: buffer[member])
                         return kind.isOnly(stored) ? stored.elementsEqual(sought) : nil
                     }
-                    if match != false { candidates.append((count, record)) }
-                    last[count % lastCount] = (record, match)
-                    count += 1
+                    if match != false { candidates.append((last.count, record)) }
+                    last.note(record, match: match)
                 }
             }
         }
@@ -208,8 +205,7 @@ extension Archive where Value: Identifiable {
             return value
         }
         var shownFrom: Int?
-        for index in stride(from: count - 1, through: max(0, count - lastCount), by: -1) {
-            let (record, match) = last[index % lastCount]
+        for (index, record, match) in last.fromTheLast {
             guard let value = decoded(record, at: index) else { return try wholeRead() }
             if value.id == id { return value }
             guard match != nil, let shows = showsIdentity(value.id, in: bytes, at: record) else { continue }
@@ -217,7 +213,7 @@ extension Archive where Value: Identifiable {
             shownFrom = index
             break
         }
-        guard let shownFrom else { return count == 0 ? nil : try wholeRead() }
+        guard let shownFrom else { return last.count == 0 ? nil : try wholeRead() }
         for (index, record) in candidates.reversed() where index < shownFrom {
             guard let value = decoded(record, at: index) else { return try wholeRead() }
             if value.id == id { return value }
@@ -227,6 +223,31 @@ extension Archive where Value: Identifiable {
 }
 
 // MARK: - Identities alone
+
+/// The last few records a scan passed, with whether each one's stored `id` is one sought: decoded from the last back,
+/// they show whether the member `id` holds the identity (``Archive/showsIdentity(_:in:at:)``).
+struct LastRecords {
+    private static let capacity = 8
+    private var ring: [(record: JSONScanner.ElementWithMember, match: Bool?)] = []
+    private(set) var count = 0
+
+    mutating func note(_ record: JSONScanner.ElementWithMember, match: Bool? = nil) {
+        if ring.count < Self.capacity {
+            ring.append((record, match))
+        } else {
+            ring[count % Self.capacity] = (record, match)
+        }
+        count += 1
+    }
+
+    /// The records noted last, from the last back, with their positions.
+    var fromTheLast: [(index: Int, record: JSONScanner.ElementWithMember, match: Bool?)] {
+        stride(from: count - 1, through: max(0, count - Self.capacity), by: -1).map { index in
+            let (record, match) = ring[index % Self.capacity]
+            return (index, record, match)
+        }
+    }
+}
 
 extension Archive {
     /// Whether the record at `record`, decoded as identity `key`, shows that its member `id` holds its identity: that
@@ -311,37 +332,43 @@ extension Archive {
             // Taken out, so that the append changes the only copy of the bytes.
             return cached.undecoded == nil ? nil : cachedState(taking: true)
         }
-        guard let (bytes, fileIdentity) = try contents(atPath: file.path),
-            bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
-            let records = JSONScanner.elementRanges(of: bytes, member: "id")
+        guard let kind = identity.identifierSpelling, let (bytes, fileIdentity) = try contents(atPath: file.path),
+            bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         else { return nil }
+        // Each record's stored `id` hashed as the scan passes it; room for records of 64 bytes, more than most are.
+        var (hashes, ranges, last, spelledTheOneWay) = ([UInt64](), [Range<Int>](), LastRecords(), true)
+        hashes.reserveCapacity(bytes.count / 64)
+        ranges.reserveCapacity(bytes.count / 64)
+        let isArray = bytes.withUnsafeBytes { buffer in
+            JSONScanner.forEachElement(of: bytes, member: "id") { record in
+                if spelledTheOneWay, let member = record.member,
+                    case let stored = UnsafeRawBufferPointer(rebasing: buffer[member]), kind.isOnly(stored)
+                {
+                    hashes.append(fingerprintOf(stored).fingerprint)
+                } else {
+                    spelledTheOneWay = false
+                }
+                ranges.append(record.element)
+                last.note(record)
+            }
+        }
+        guard isArray, spelledTheOneWay else { return nil }
         let reading = recordReading()
         // The last records that decode, until one shows where its identity is stored; a record of a newer version
         // stays as stored, and says nothing.
         var shown: AnyHashable?
-        for index in records.indices.reversed() {
-            guard case .success(let (value, _)) = decodeRecord(
-                bytes, at: records[index].element, reading: reading, index: index
-            ) else { continue }
+        for (index, record, _) in last.fromTheLast {
+            guard case .success(let (value, _)) = decodeRecord(bytes, at: record.element, reading: reading, index: index)
+            else { continue }
             let key = identity.of(value)
-            let shows = showsIdentity(key, in: bytes, at: records[index])
+            let shows = showsIdentity(key, in: bytes, at: record)
             if shows == true { shown = key }
-            if shows != nil || records.count - index >= 8 { break }
+            if shows != nil { break }
         }
-        guard let lastKey = shown, let kind = IdentifierSpelling(of: lastKey) else { return nil }
-        let hashes: [UInt64]? = bytes.withUnsafeBytes { buffer in
-            var hashes: [UInt64] = []
-            hashes.reserveCapacity(records.count)
-            for record in records {
-                guard let member = record.member, kind.isOnly(buffer[member]) else { return nil }
-                hashes.append(fingerprintOf(UnsafeRawBufferPointer(rebasing: buffer[member])).fingerprint)
-            }
-            return hashes
-        }
-        guard let hashes else { return nil }
+        guard let shown, IdentifierSpelling(of: shown) == kind else { return nil }
         var state = Snapshot<Value>(identity: fileIdentity, bytes: bytes, values: [])
         state.undecoded = UndecodedRecords(hashes: hashes, encoder: encoder)
-        state.recordRanges = records.map(\.element)
+        state.recordRanges = ranges
         return state
     }
 
