@@ -46,6 +46,19 @@ import Testing
         }
     }
 
+    /// Escapes at each place in and around an eight-byte word, where the unescaping's word-at-a-time search for
+    /// backslashes hands over to its byte-by-byte one, and escaped quotes, which that search stops at too.
+    @Test func escapesAreReadWhereverTheyFallInAWord() {
+        for escape in [#"\n"#, #"\""#, #"\\"#, #"\u00e9"#, #"\ud83d\ude00"#, #"\""# + #"\\"#] {
+            for length in 0..<20 {
+                let strings = (0...length).map { at in
+                    "\"" + String(repeating: "a", count: at) + escape + String(repeating: "é", count: length - at) + "\""
+                }
+                expectSame([String].self, "[\(strings.joined(separator: ", "))]")
+            }
+        }
+    }
+
     @Test func collectionsOfScalarsReadInTheirOwnLoopsFailWhereFoundationFails() {
         for json in ["[1,2 , -3]", "[]", #"[1,"2"]"#, "[1, null]", "[1, 2.5]", "null", "[1e400]", "[[1], [2, true]]"] {
             expectSame([Int].self, json)
