@@ -23,9 +23,12 @@ import Testing
         func outcome(_ decode: () throws -> T) -> String {
             do {
                 let value = try decode()
-                // A dictionary's order is its hashing's, which differs between two equal dictionaries.
+                // A dictionary's order is its hashing's, which differs between two equal dictionaries, in arrays too.
                 if let dictionary = value as? [String: Any] {
                     return "value \(dictionary.sorted { $0.key < $1.key })"
+                }
+                if let dictionaries = value as? [[String: Any]] {
+                    return "value \(dictionaries.map { $0.sorted { $0.key < $1.key } })"
                 }
                 return "value \(value)"
             } catch {
