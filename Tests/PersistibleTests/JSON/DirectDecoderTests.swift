@@ -55,7 +55,8 @@ import Testing
         for escape in [#"\n"#, #"\""#, #"\\"#, #"\u00e9"#, #"\ud83d\ude00"#, #"\""# + #"\\"#] {
             for length in 0..<20 {
                 let strings = (0...length).map { at in
-                    "\"" + String(repeating: "a", count: at) + escape + String(repeating: "é", count: length - at) + "\""
+                    "\"" + String(repeating: "a", count: at) + escape
+                        + String(repeating: "é", count: length - at) + "\""
                 }
                 expectSame([String].self, "[\(strings.joined(separator: ", "))]")
             }
