@@ -239,33 +239,25 @@ final class DirectDecoding {
         try checkNotNull(offset, type, at: path())
         guard isNumber(offset) else { throw typeMismatch(type, found: offset, at: path()) }
         // Read without generics, which would cost a call for each digit; `T` is only checked once.
-        guard let (magnitude, negative) = plainInteger(at: offset) else {
-            return try numberByFoundation(type, at: offset)
-        }
-        if !negative, let value = T(exactly: magnitude) {
-            return value
-        }
-        if negative, magnitude <= UInt64(Int64.max), let value = T(exactly: -Int64(magnitude)) {
-            return value
-        }
-        return try numberByFoundation(type, at: offset)
+        guard let (magnitude, negative) = plainInteger(at: offset),
+            let value = negative ? Int64(exactly: magnitude).flatMap({ T(exactly: -$0) }) : T(exactly: magnitude)
+        else { return try numberByFoundation(type, at: offset) }
+        return value
     }
 
-    /// The integer at `offset`, if it has neither fraction nor exponent, and its magnitude fits in 64 bits.
+    /// The integer at `offset`, if it has neither fraction nor exponent, and at most 19 digits, which always fit in
+    /// 64 bits: Foundation converts the few longer ones.
     private func plainInteger(at offset: Int) -> (magnitude: UInt64, negative: Bool)? {
-        var index = offset
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
+        let negative = bytes[offset] == UInt8(ascii: "-")
+        let digits = negative ? offset + 1 : offset
+        var index = digits
         var magnitude: UInt64 = 0
         while case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
-            let (tens, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
-            let (next, overflowedToo) = tens.addingReportingOverflow(UInt64(digit))
-            guard !overflowed, !overflowedToo else { return nil }
-            magnitude = next
+            magnitude = magnitude &* 10 &+ UInt64(digit)
             index += 1
         }
         let byte = bytes[index]
-        guard byte != UInt8(ascii: "."), byte | 0x20 != UInt8(ascii: "e") else { return nil }
+        guard index - digits <= 19, byte != UInt8(ascii: "."), byte | 0x20 != UInt8(ascii: "e") else { return nil }
         lastValueRead = (offset, index)
         return (magnitude, negative)
     }
@@ -343,18 +335,13 @@ final class DirectDecoding {
 
     /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
     func stringCharacters(at offset: Int) -> (characters: Range<Int>, escaped: Bool) {
-        var index = offset + 1
+        var index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: offset + 1)
         var escaped = false
-        while true {
-            index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: index)
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { break }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                index += 2
-            } else {
-                index += 1
-            }
+        while bytes[index] != UInt8(ascii: "\"") {
+            // A backslash and the byte it escapes, or a byte that the word-at-a-time search stopped at needlessly.
+            let backslash = bytes[index] == UInt8(ascii: "\\")
+            escaped = escaped || backslash
+            index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: index + (backslash ? 2 : 1))
         }
         return ((offset + 1)..<index, escaped)
     }
@@ -649,15 +636,13 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             // From the last found: asked again, as `decodeIfPresent` does, or the next one, as `init(from:)` does.
             let start = members.mayRepeatKeys ? 0 : members.lastFound
-            for index in start..<list.count where list[index].fingerprint == fingerprint {
-                if bytesMatch(list[index], keyBytes) {
+            var index = start
+            for _ in list.indices {
+                if list[index].fingerprint == fingerprint, bytesMatch(list[index], keyBytes) {
                     members.lastFound = index
                     return list[index].value
                 }
-            }
-            for index in 0..<start where list[index].fingerprint == fingerprint && bytesMatch(list[index], keyBytes) {
-                members.lastFound = index
-                return list[index].value
+                index = index + 1 == list.count ? 0 : index + 1
             }
             return nil
         }
@@ -692,28 +677,15 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try source.unwrap(type, at: try value(of: key), parent: node, key: key)
     }
 
-    // One search for the key, where the protocol's defaults make three; for the usual types.
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try decodeValueIfPresent(type, forKey: key)
-    }
+    // One search for the key, where the protocol's defaults make three. The usual types need overloads of their
+    // own: the protocol's extension has a default for each, which the generic method would not replace.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try valueIfPresent(type, key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try valueIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try valueIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try valueIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try valueIfPresent(type, key) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try decodeValueIfPresent(type, forKey: key)
-    }
-
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try decodeValueIfPresent(type, forKey: key)
-    }
-
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try decodeValueIfPresent(type, forKey: key)
-    }
-
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try decodeValueIfPresent(type, forKey: key)
-    }
-
-    private func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    private func valueIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
         guard let offset = valueOffset(of: key), source.bytes[offset] != UInt8(ascii: "n") else { return nil }
         return try source.unwrap(type, at: offset, parent: node, key: key)
     }
@@ -721,8 +693,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let decoder = DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key))
-        return try decoder.container(keyedBy: type)
+        try DirectDecoder(source: source, offset: try value(of: key), node: node.appending(key))
+            .container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -730,15 +702,11 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        superDecoder(for: DirectCodingKey(stringValue: "super"))
+        superDecoder(forKey: DirectCodingKey(stringValue: "super"))
     }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder {
-        superDecoder(for: key)
-    }
-
-    /// A missing key gives a decoder of `null`, as in Foundation.
-    private func superDecoder(for key: some CodingKey) -> any Decoder {
+    /// A missing key gives a decoder of `null`, as in Foundation. Generic, so that `superDecoder()` passes `super`.
+    func superDecoder(forKey key: some CodingKey) -> any Decoder {
         DirectDecoder(source: source, offset: valueOffset(of: key) ?? source.nullValue, node: node.appending(key))
     }
 }
@@ -852,25 +820,24 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let offset = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
-            .container(keyedBy: type)
-        advance()
-        return container
+        try readNext(KeyedDecodingContainer<NestedKey>.self) { try $0.container(keyedBy: type) }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let offset = try next((any UnkeyedDecodingContainer).self)
-        let container = try DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
-            .unkeyedContainer()
-        advance()
-        return container
+        try readNext((any UnkeyedDecodingContainer).self) { try $0.unkeyedContainer() }
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let offset = try next((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
-        let decoder = DirectDecoder(source: source, offset: offset, node: node.appending(currentKey))
+        try readNext((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.") { $0 }
+    }
+
+    /// What `read` makes of a decoder of the next element, moving past it unless `read` throws, as Foundation does.
+    private mutating func readNext<Result>(
+        _ type: Any.Type, _ atEnd: String = "Unkeyed container is at end.", _ read: (DirectDecoder) throws -> Result
+    ) throws -> Result {
+        let offset = try next(type, atEnd)
+        let result = try read(DirectDecoder(source: source, offset: offset, node: node.appending(currentKey)))
         advance()
-        return decoder
+        return result
     }
 }

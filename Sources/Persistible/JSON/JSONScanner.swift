@@ -215,7 +215,10 @@ struct JSONScanner {
                 output[written] = byte
                 written += 1
             }
-            while let backslash = characters[index...].firstIndex(of: UInt8(ascii: "\\")) {
+            // A word at a time to each backslash while a whole word remains; then, or past a quote, byte by byte.
+            while let backslash = characters[endOfOrdinaryCharacters(in: characters, from: index)...]
+                .firstIndex(of: UInt8(ascii: "\\"))
+            {
                 let run = UnsafeRawBufferPointer(rebasing: characters[index..<backslash])
                 UnsafeMutableRawBufferPointer(rebasing: output[written...]).copyMemory(from: run)
                 written += run.count

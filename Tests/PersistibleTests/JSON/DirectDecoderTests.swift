@@ -23,9 +23,12 @@ import Testing
         func outcome(_ decode: () throws -> T) -> String {
             do {
                 let value = try decode()
-                // A dictionary's order is its hashing's, which differs between two equal dictionaries.
+                // A dictionary's order is its hashing's, which differs between two equal dictionaries, in arrays too.
                 if let dictionary = value as? [String: Any] {
                     return "value \(dictionary.sorted { $0.key < $1.key })"
+                }
+                if let dictionaries = value as? [[String: Any]] {
+                    return "value \(dictionaries.map { $0.sorted { $0.key < $1.key } })"
                 }
                 return "value \(value)"
             } catch {
@@ -43,6 +46,20 @@ import Testing
             #"["\ud800"]"#, #"["\udc00"]"#, #"["\ud800\u0041"]"#, #"["\ud800x"]"#, #"["\u0000"]"#,
         ] {
             expectSame([String].self, json)
+        }
+    }
+
+    /// Escapes at each place in and around an eight-byte word, where the unescaping's word-at-a-time search for
+    /// backslashes hands over to its byte-by-byte one, and escaped quotes, which that search stops at too.
+    @Test func escapesAreReadWhereverTheyFallInAWord() {
+        for escape in [#"\n"#, #"\""#, #"\\"#, #"\u00e9"#, #"\ud83d\ude00"#, #"\""# + #"\\"#] {
+            for length in 0..<20 {
+                let strings = (0...length).map { at in
+                    "\"" + String(repeating: "a", count: at) + escape
+                        + String(repeating: "é", count: length - at) + "\""
+                }
+                expectSame([String].self, "[\(strings.joined(separator: ", "))]")
+            }
         }
     }
 
