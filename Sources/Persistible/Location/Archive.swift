@@ -32,7 +32,7 @@ struct Archive<Value: Codable & Hashable> {
         cacheKey = caches ? ArchiveCache.key(path: self.path, type: Value.self) : nil
     }
 
-    var typeName: String { _typeName(namedType, qualified: false) }
+    var typeName: String { String(describing: namedType) }
 
     /// Whether the scanner may find records in the file, which splicing and keeping records' bytes rely on: in
     /// JSON5 a comment can sit where it looks.
