@@ -138,20 +138,22 @@ extension Archive {
         }
         let storedCount = undecoded.hashes.count
         var sources = (0..<storedCount).map(RecordSource.unchanged)
-        // A record copied as stored is never encoded: any value stands in for it.
-        var records = Array(repeating: standIn, count: storedCount)
-        for (position, value) in changes.replaced {
-            sources[position] = .changed(position)
-            records[position] = value
-        }
+        for position in changes.replaced.keys { sources[position] = .changed(position) }
         for position in changes.removed.sorted(by: >) {
             sources.remove(at: position)
-            records.remove(at: position)
             undecoded.hashes.remove(at: position)
         }
         let appended = plan.records[plan.storedCount...]
         sources += repeatElement(.new, count: appended.count)
-        records += appended
+        var byPosition: [Int: Value] = [:]
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .changed(let position): byPosition[index] = changes.replaced[position]
+            case .new: byPosition[index] = appended[appended.startIndex + index - (sources.count - appended.count)]
+            case .unchanged: continue
+            }
+        }
+        let records = StandingIn(count: sources.count, written: byPosition, standIn: standIn)
         guard let rewrite = try rewriteKeepingUntouched(
             state, storedCount: storedCount, records: records, sources: sources, originals: changes.read
         ) else { throw UndecodedRecords.SpliceRefused() }
@@ -162,6 +164,19 @@ extension Archive {
         kept.undecoded = undecoded
         keep(kept)
     }
+}
+
+/// The records of a write on records read as bytes alone: those it writes, by position, and a value standing in for
+/// each that is copied as stored, which is never encoded.
+private struct StandingIn<Value>: RandomAccessCollection {
+    let count: Int
+    let written: [Int: Value]
+    let standIn: Value
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    subscript(position: Int) -> Value { written[position] ?? standIn }
 }
 
 // MARK: - Encoding
@@ -235,10 +250,10 @@ extension Archive {
     /// The file's bytes with `records`: an unchanged record keeps its stored bytes, a changed, stale or migrated one
     /// what it held beyond its value as read (``UnknownKeys``) or this throws; `nil` if the records cannot be found
     /// in the bytes, once encoding them whole is shown to lose nothing.
-    func rewriteKeepingUntouched(
-        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+    func rewriteKeepingUntouched<Records: RandomAccessCollection<Value>>(
+        _ state: Snapshot<Value>, storedCount: Int, records: Records, sources: [RecordSource],
         originals: [Int: Value]
-    ) throws(PersistenceError) -> Rewrite? {
+    ) throws(PersistenceError) -> Rewrite? where Records.Index == Int {
         guard state.unreadable.isEmpty else {
             return try rewriteKeepingUnreadable(
                 state, storedCount: storedCount, records: records, sources: sources, originals: originals
@@ -255,7 +270,7 @@ extension Archive {
         guard !sources.isEmpty else { return nil }
         guard scansStrictJSON, let ranges = found, ranges.count == storedCount else {
             try requireNothingLostEncodingWhole(
-                state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: records,
+                state.bytes, isSingleValue: state.isSingleValue, storedCount: storedCount, records: Array(records),
                 sources: sources, originals: originals
             )
             return nil
@@ -359,10 +374,10 @@ extension Archive {
 
     /// The rewrite of a file that holds records no version reads: each stays as stored among its old neighbours.
     /// The arguments and `carried` count only the records the type reads; `ranges` and `unreadable` count every one.
-    private func rewriteKeepingUnreadable(
-        _ state: Snapshot<Value>, storedCount: Int, records: [Value], sources: [RecordSource],
+    private func rewriteKeepingUnreadable<Records: RandomAccessCollection<Value>>(
+        _ state: Snapshot<Value>, storedCount: Int, records: Records, sources: [RecordSource],
         originals: [Int: Value]
-    ) throws(PersistenceError) -> Rewrite {
+    ) throws(PersistenceError) -> Rewrite where Records.Index == Int {
         let unreadable = state.unreadable
         guard scansStrictJSON, !state.isSingleValue,
             let ranges = state.recordRanges ?? JSONScanner.elementRanges(of: state.bytes),
