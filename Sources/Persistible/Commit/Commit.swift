@@ -159,6 +159,9 @@ extension Archive {
         ) else { throw UndecodedRecords.SpliceRefused() }
         var bytes = rewrite.bytes
         let identity = try file.write(&bytes, unchangedPrefix: rewrite.unchangedPrefix, durability: durability)
+        // A removal may take the record whose decoding showed where identities are stored: the next write reads
+        // them again, as a new process would.
+        guard changes.removed.isEmpty else { return }
         undecoded.noteAppended(appended.map(plan.identity.of))
         var kept = Snapshot<Value>(identity: identity, bytes: bytes, values: [], recordRanges: rewrite.ranges)
         kept.undecoded = undecoded
