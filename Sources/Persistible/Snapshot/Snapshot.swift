@@ -335,7 +335,7 @@ extension Archive {
         guard let kind = identity.identifierSpelling, let (bytes, fileIdentity) = try contents(atPath: file.path),
             bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[")
         else { return nil }
-        // Each record's stored `id` hashed as the scan passes it; room for records of 64 bytes, more than most are.
+        // Each record's stored `id` hashed as the scan passes it; room for a record each 64 bytes: most are longer.
         var (hashes, ranges, last, spelledTheOneWay) = ([UInt64](), [Range<Int>](), LastRecords(), true)
         hashes.reserveCapacity(bytes.count / 64)
         ranges.reserveCapacity(bytes.count / 64)
