@@ -137,22 +137,20 @@ extension Archive {
             throw UndecodedRecords.SpliceRefused()
         }
         let storedCount = undecoded.hashes.count
+        let removed = RecordPositions(changes.removed)
         var sources = (0..<storedCount).map(RecordSource.unchanged)
         for position in changes.replaced.keys { sources[position] = .changed(position) }
-        for position in changes.removed.sorted(by: >) {
+        for position in removed.reversed() {
             sources.remove(at: position)
             undecoded.hashes.remove(at: position)
         }
+        // Each record written, where it stands once the removed ones are gone; the appended ones last.
         let appended = plan.records[plan.storedCount...]
+        var byPosition = Dictionary(
+            uniqueKeysWithValues: changes.replaced.map { ($0.key - removed.count(below: $0.key), $0.value) }
+        )
+        for (offset, value) in appended.enumerated() { byPosition[sources.count + offset] = value }
         sources += repeatElement(.new, count: appended.count)
-        var byPosition: [Int: Value] = [:]
-        for (index, source) in sources.enumerated() {
-            switch source {
-            case .changed(let position): byPosition[index] = changes.replaced[position]
-            case .new: byPosition[index] = appended[appended.startIndex + index - (sources.count - appended.count)]
-            case .unchanged: continue
-            }
-        }
         let records = StandingIn(count: sources.count, written: byPosition, standIn: standIn)
         guard let rewrite = try rewriteKeepingUntouched(
             state, storedCount: storedCount, records: records, sources: sources, originals: changes.read

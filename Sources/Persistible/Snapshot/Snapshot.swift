@@ -200,9 +200,7 @@ extension Archive where Value: Identifiable {
         }
         guard isArray else { return try wholeRead() }
         func decoded(_ record: JSONScanner.ElementWithMember, at index: Int) -> Value? {
-            guard case .success(let (value, _)) = decodeRecord(bytes, at: record.element, reading: reading, index: index)
-            else { return nil }
-            return value
+            decodeRecord(bytes, at: record.element, reading: reading, index: index).value
         }
         var shownFrom: Int?
         for (index, record, match) in last.fromTheLast {
@@ -291,16 +289,12 @@ struct UndecodedRecords: Sendable {
 
     /// The hash of this identity spelled the one way, which every record that may have it stores.
     func hash(of key: AnyHashable) -> UInt64? {
-        spell(key).map(Self.hash)
+        spell(key)?.withUnsafeBytes { fingerprintOf($0).fingerprint }
     }
 
     /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
     mutating func noteAppended(_ keys: [AnyHashable]) {
-        hashes += keys.compactMap { spell($0).map(Self.hash) }
-    }
-
-    static func hash(_ spelling: Data) -> UInt64 {
-        spelling.withUnsafeBytes { fingerprintOf($0).fingerprint }
+        hashes += keys.compactMap(hash(of:))
     }
 
     private func spell(_ key: AnyHashable) -> Data? {
@@ -358,8 +352,9 @@ extension Archive {
         // stays as stored, and says nothing.
         var shown: AnyHashable?
         for (index, record, _) in last.fromTheLast {
-            guard case .success(let (value, _)) = decodeRecord(bytes, at: record.element, reading: reading, index: index)
-            else { continue }
+            guard let value = decodeRecord(bytes, at: record.element, reading: reading, index: index).value else {
+                continue
+            }
             let key = identity.of(value)
             let shows = showsIdentity(key, in: bytes, at: record)
             if shows == true { shown = key }
@@ -389,9 +384,9 @@ extension Archive {
             guard let hash = undecoded.hash(of: key) else { return nil }
             var positions: [Int] = []
             for position in undecoded.hashes.indices where undecoded.hashes[position] == hash {
-                guard case .success(let (value, _)) = decodeRecord(
-                    state.bytes, at: ranges[position], reading: reading, index: position
-                ), identity.of(value) == key else { return nil }
+                guard let value = decodeRecord(state.bytes, at: ranges[position], reading: reading, index: position).value,
+                    identity.of(value) == key
+                else { return nil }
                 positions.append(position)
                 decoded.read[position] = value
             }
@@ -452,6 +447,11 @@ enum RecordOrigin {
 enum RecordDecoding<Value> {
     case success((Value, RecordOrigin))
     case failure(VersionMismatch)
+
+    var value: Value? {
+        guard case .success(let (value, _)) = self else { return nil }
+        return value
+    }
 }
 
 /// The type's declarations that decoding a record needs, read once a file since each read asks the type anew.
