@@ -32,7 +32,7 @@ struct Archive<Value: Codable & Hashable> {
         cacheKey = caches ? ArchiveCache.key(path: self.path, type: Value.self) : nil
     }
 
-    var typeName: String { String(describing: namedType) }
+    var typeName: String { runtimeTypeName(namedType) }
 
     /// Whether the scanner may find records in the file, which splicing and keeping records' bytes rely on: in
     /// JSON5 a comment can sit where it looks.
@@ -111,16 +111,21 @@ enum ArchiveLocation {
     private static let platformDirectory = ArchiveDirectory.data()
 
     /// Kept for the directory and file name they were made from: making them costs a save more than the rest of its
-    /// work in memory, and they seldom change.
-    private static let addresses = Locked([ObjectIdentifier: (directory: URL, name: String, url: URL, path: String)]())
+    /// work in memory, and they seldom change. A list, as few as types are: a dictionary's type would cost the first
+    /// call a search of every conformance for its key's `Hashable`, 0.1 ms of a command-line call.
+    private static let addresses = Locked(
+        [(type: ObjectIdentifier, directory: URL, name: String, url: URL, path: String)]()
+    )
 
     static func address(of type: Any.Type, in directory: URL, named name: String) -> (url: URL, path: String) {
         let key = ObjectIdentifier(type)
-        if let made = addresses.withLock({ $0[key] }), made.name == name, made.directory == directory {
-            return (made.url, made.path)
-        }
+        let kept = addresses.withLock { $0.first { $0.type == key } }
+        if let kept, kept.name == name, kept.directory == directory { return (kept.url, kept.path) }
         let url = directory.appendingPathComponent(name, isDirectory: false).appendingPathExtension("json")
-        addresses.withLock { $0[key] = (directory, name, url, url.path) }
+        addresses.withLock { addresses in
+            addresses.removeAll { $0.type == key }
+            addresses.append((key, directory, name, url, url.path))
+        }
         return (url, url.path)
     }
 }

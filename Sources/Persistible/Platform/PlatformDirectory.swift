@@ -64,7 +64,12 @@ enum PlatformDirectory {
 
     /// The environment variable's value, if it is set to an absolute path; the XDG rule for every variable here.
     static func absolutePath(inEnvironment name: String) -> String? {
-        guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
+        guard let value = value(inEnvironment: name), value.hasPrefix("/") else { return nil }
         return value
+    }
+
+    /// The environment variable's value, read alone: `ProcessInfo` copies the whole environment first.
+    static func value(inEnvironment name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 }
