@@ -13,12 +13,23 @@ extension JSONDecoder {
     ///
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decodeDirectly(type, from: data) { try $0.unwrap(type, at: $1, parent: .root, key: nil) }
+    }
+
+    /// Decodes an array as `decodeDirectly(_:from:)` does, without `Array.init(from:)`'s calls for each element.
+    func decodeDirectly<Element: Decodable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
+        try decodeDirectly(type, from: data) { try $0.elements(Element.self, at: $1, node: .root) }
+    }
+
+    private func decodeDirectly<T: Decodable>(
+        _ type: T.Type, from data: Data, root: (DirectDecoding, Int) throws -> T
+    ) throws -> T {
         guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
         let source = DirectDecoding(data, decoder: self)
         do {
-            let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
+            let value = try root(source, source.skipWhitespace(from: 0))
             return source.needsFoundation ? try decode(type, from: data) : value
         } catch {
             // Checked first: a type's `init(from:)` may have made anything of the error thrown there.
@@ -71,6 +82,8 @@ final class DirectDecoding {
     deinit {
         bytes.deallocate()
     }
+
+    func bytes(in range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[range]) }
 
     func leaveToFoundation() -> NotValidJSON {
         needsFoundation = true
@@ -146,7 +159,7 @@ final class DirectDecoding {
     }
 
     /// The array at `offset`, read as `Array.init(from:)` reads it, without a container for each element.
-    private func elements<Element: Decodable>(
+    func elements<Element: Decodable>(
         _ type: Element.Type, at offset: Int, node: CodingPathNode
     ) throws -> [Element] {
         try DirectDecoder(source: self, offset: offset, node: node).checkContainer(opening: UInt8(ascii: "["))
@@ -206,7 +219,7 @@ final class DirectDecoding {
         guard bytes[offset] == UInt8(ascii: "\"") else { throw typeMismatch(String.self, found: offset, at: path()) }
         let (characters, escaped) = stringCharacters(at: offset)
         lastValueRead = (offset, characters.upperBound + 1)
-        return try text(UnsafeRawBufferPointer(rebasing: bytes[characters]), escaped: escaped)
+        return try text(bytes(in: characters), escaped: escaped)
     }
 
     /// The string that `characters` spell; the scanner has checked their grammar, not their UTF-8.
@@ -222,18 +235,8 @@ final class DirectDecoding {
     private func validatedString(_ utf8: UnsafeRawBufferPointer) -> String? {
         var string = String(decoding: utf8, as: UTF8.self)
         // Bytes that are not UTF-8 come back repaired, so unlike those stored: what `String(validating:)`, which
-        // needs macOS 15, would tell. Compared a word at a time, which the string's own view cannot.
-        let valid = string.withUTF8 { decoded in
-            guard decoded.count == utf8.count else { return false }
-            var index = 0
-            while index + 8 <= utf8.count, utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                == UnsafeRawBufferPointer(decoded).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            {
-                index += 8
-            }
-            return decoded[index...].elementsEqual(utf8[index...])
-        }
-        return valid ? string : nil
+        // needs macOS 15, would tell.
+        return string.withUTF8 { sameBytes(UnsafeRawBufferPointer($0), utf8) } ? string : nil
     }
 
     func integer<T: FixedWidthInteger & Decodable>(
@@ -407,7 +410,7 @@ final class DirectDecoding {
     /// `nil` if it reads as its bytes do.
     func readKey(_ characters: Range<Int>, plain: Bool) throws -> String? {
         if case .useDefaultKeys = keys, plain { return nil }
-        let raw = UnsafeRawBufferPointer(rebasing: bytes[characters])
+        let raw = bytes(in: characters)
         let escaped = raw.contains(UInt8(ascii: "\\"))
         let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
         switch keys {
@@ -446,14 +449,9 @@ struct DirectCodingKey: CodingKey {
     /// `Int.min` for none.
     private let number: Int
 
-    var intValue: Int? {
-        number == Int.min ? nil : number
-    }
-
+    var intValue: Int? { number == Int.min ? nil : number }
     /// Foundation's spelling, made only when asked for.
-    var stringValue: String {
-        name ?? "Index \(number)"
-    }
+    var stringValue: String { name ?? "Index \(number)" }
 
     init(stringValue: String) {
         self.init(stringValue: stringValue, intValue: nil)
@@ -461,13 +459,11 @@ struct DirectCodingKey: CodingKey {
 
     /// The key of a dictionary's member, which the standard library's own decoding numbers where it can.
     init(stringValue: String, intValue: Int?) {
-        name = stringValue
-        number = intValue ?? Int.min
+        (name, number) = (stringValue, intValue ?? Int.min)
     }
 
     init(intValue: Int) {
-        name = nil
-        number = intValue
+        (name, number) = (nil, intValue)
     }
 }
 
@@ -479,9 +475,7 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     let offset: Int
     let node: CodingPathNode
 
-    var codingPath: [any CodingKey] {
-        node.path
-    }
+    var codingPath: [any CodingKey] { node.path }
 
     var userInfo: [CodingUserInfoKey: Any] {
         source.foundation.userInfo
@@ -557,30 +551,23 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 /// An object's members, read once; a type's keys are then found by their bytes, from where the last one was found,
 /// as a synthesized `init(from:)` asks for them in the order that it wrote them.
 struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    private let source: DirectDecoding
-    private let node: CodingPathNode
     private let members: ObjectMembers
+    private var source: DirectDecoding { members.source }
+    private var node: CodingPathNode { members.node }
 
     init(source: DirectDecoding, offset: Int, node: CodingPathNode) throws {
-        self.source = source
-        self.node = node
-        let members = ObjectMembers()
+        let members = ObjectMembers(source: source, node: node)
         members.list.reserveCapacity(8)
-        var highBits: UInt8 = 0
-        try Self.forEachMember(of: source, at: offset) { characters, escaped, value in
-            let spelled = UnsafeRawBufferPointer(rebasing: source.bytes[characters])
-            var (fingerprint, spelledHighBits) = fingerprintOf(spelled)
-            let plain = !escaped && spelledHighBits < 0x80
-            let name = try source.readKey(characters, plain: plain)
-            highBits |= spelledHighBits
-            if var name {
-                (fingerprint, spelledHighBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) }
-                highBits |= spelledHighBits
-            }
-            let member = ObjectMember(characters: characters, value: value, fingerprint: fingerprint, name: name)
-            members.list.append(member)
+        var anyHighBits: UInt8 = 0
+        try Self.forEachMember(of: source, at: offset) { key, escaped, value in
+            var (fingerprint, highBits) = fingerprintOf(source.bytes(in: key))
+            let name = try source.readKey(key, plain: !escaped && highBits == 0)
+            // Unescaped or converted, a key keeps every byte outside ASCII that its spelling has.
+            if var name { (fingerprint, highBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) } }
+            anyHighBits |= highBits
+            members.list.append(ObjectMember(characters: key, value: value, fingerprint: fingerprint, name: name))
         }
-        members.comparesStrings = highBits >= 0x80
+        members.comparesStrings = anyHighBits != 0
         let list = members.list
         members.mayRepeatKeys = list.count <= 16
             ? list.indices.contains { index in list[..<index].contains { $0.fingerprint == list[index].fingerprint } }
@@ -605,9 +592,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         source.lastObjectListed = (offset, index + 1)
     }
 
-    var codingPath: [any CodingKey] {
-        node.path
-    }
+    var codingPath: [any CodingKey] { node.path }
 
     var allKeys: [Key] {
         var seen = Set<String>()
@@ -622,8 +607,8 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func bytesMatch(_ member: ObjectMember, _ key: UnsafeRawBufferPointer) -> Bool {
-        guard var name = member.name else { return source.bytes[member.characters].elementsEqual(key) }
-        return name.withUTF8 { $0.elementsEqual(key) }
+        guard var name = member.name else { return sameBytes(source.bytes(in: member.characters), key) }
+        return name.withUTF8 { sameBytes(UnsafeRawBufferPointer($0), key) }
     }
 
     /// Where the value of `key` starts; `nil` if no member has it.
@@ -723,8 +708,10 @@ private struct ObjectMember {
     var name: String?
 }
 
-/// A class, so that the place of the last key found outlives the calls, which the protocol makes non-mutating.
+/// A class, so that a copy of the container retains one reference, and the last key found outlives the calls.
 private final class ObjectMembers {
+    let source: DirectDecoding
+    let node: CodingPathNode
     // Unchecked: no access to them overlaps another, and checking each costs more than the search.
     @exclusivity(unchecked) var list: [ObjectMember] = []
     @exclusivity(unchecked) var lastFound = 0
@@ -732,6 +719,21 @@ private final class ObjectMembers {
     var comparesStrings = false
     /// Whether two members may have one key, of which the first is the one Foundation keeps.
     var mayRepeatKeys = false
+
+    init(source: DirectDecoding, node: CodingPathNode) {
+        (self.source, self.node) = (source, node)
+    }
+}
+
+/// Whether `a` and `b` hold the same bytes, compared a word at a time, which `elementsEqual` cannot.
+func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    let words = a.count / 8
+    let wordsEqual = (0..<words).allSatisfy { word in
+        a.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
+            == b.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
+    }
+    return wordsEqual && (words * 8..<a.count).allSatisfy { a[$0] == b[$0] }
 }
 
 /// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII: also what tells
@@ -764,9 +766,7 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
         position = source.skipWhitespace(from: offset + 1)
     }
 
-    var codingPath: [any CodingKey] {
-        node.path
-    }
+    var codingPath: [any CodingKey] { node.path }
 
     var count: Int? {
         var elements = DirectUnkeyedContainer(source: source, offset: start, node: node)
