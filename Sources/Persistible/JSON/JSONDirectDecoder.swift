@@ -341,15 +341,25 @@ final class DirectDecoding {
 
     /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
     func stringCharacters(at offset: Int) -> (characters: Range<Int>, escaped: Bool) {
-        var index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: offset + 1)
-        var escaped = false
-        while bytes[index] != UInt8(ascii: "\"") {
-            // A backslash and the byte it escapes, or a byte that the word-at-a-time search stopped at needlessly.
-            let backslash = bytes[index] == UInt8(ascii: "\\")
-            escaped = escaped || backslash
-            index = JSONScanner.endOfOrdinaryCharacters(in: bytes, from: index + (backslash ? 2 : 1))
+        // Checked already, the characters end at the first quote after an even run of backslashes: a word at a time
+        // to each quote, noting the backslashes before it, and the last few bytes one at a time.
+        var (index, backslashes) = (offset + 1, UInt64(0))
+        while true {
+            index = JSONScanner.endOfWords(in: bytes, from: index) { word in
+                let quotes = JSONScanner.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
+                // Those below the first quote: a flag above it may be a borrow's.
+                backslashes |= JSONScanner.zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C) & ((quotes & (0 &- quotes)) &- 1)
+                return quotes
+            }
+            while bytes[index] != UInt8(ascii: "\"") {
+                backslashes |= bytes[index] == UInt8(ascii: "\\") ? 1 : 0
+                index += 1
+            }
+            var run = 0
+            while bytes[index - 1 - run] == UInt8(ascii: "\\") { run += 1 }
+            if run % 2 == 0 { return ((offset + 1)..<index, backslashes != 0) }
+            index += 1
         }
-        return ((offset + 1)..<index, escaped)
     }
 
     /// Where the value at `offset` ends; the scanner has already checked all of it.
@@ -394,16 +404,13 @@ final class DirectDecoding {
     /// Where the bytes from `index` that open, close and quote nothing end, a word at a time while a whole word
     /// remains; perhaps sooner, for the byte-by-byte loop to read on.
     private func endOfPlainBytes(from index: Int) -> Int {
-        var index = index
-        // Brackets and braces differ in one bit, cleared; then each of the bytes sought becomes a zero byte.
-        let zeroBytes = { (word: UInt64) in (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 }
-        while index + 8 <= bytes.count, case let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self),
-            case let folded = word & 0xDFDF_DFDF_DFDF_DFDF, zeroBytes(word ^ 0x2222_2222_2222_2222)
-                | zeroBytes(folded ^ 0x5B5B_5B5B_5B5B_5B5B) | zeroBytes(folded ^ 0x5D5D_5D5D_5D5D_5D5D) == 0
-        {
-            index += 8
+        JSONScanner.endOfWords(in: bytes, from: index) { word in
+            // Brackets and braces differ in one bit, cleared; then each of the bytes sought becomes a zero byte.
+            let folded = word & 0xDFDF_DFDF_DFDF_DFDF
+            return JSONScanner.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
+                | JSONScanner.zeroBytes(in: folded ^ 0x5B5B_5B5B_5B5B_5B5B)
+                | JSONScanner.zeroBytes(in: folded ^ 0x5D5D_5D5D_5D5D_5D5D)
         }
-        return index
     }
 
     /// The key that the member spelled `characters` (`plain`: unescaped ASCII) stands for under the key strategy;
@@ -502,9 +509,7 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
         throw source.typeMismatch(type, found: offset, at: codingPath)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        self
-    }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func decodeNil() -> Bool {
         source.bytes[offset] == UInt8(ascii: "n")
@@ -770,19 +775,13 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
 
     var count: Int? {
         var elements = DirectUnkeyedContainer(source: source, offset: start, node: node)
-        while !elements.isAtEnd {
-            elements.advance()
-        }
+        while !elements.isAtEnd { elements.advance() }
         return elements.currentIndex
     }
 
-    var isAtEnd: Bool {
-        source.bytes[position] == UInt8(ascii: "]")
-    }
+    var isAtEnd: Bool { source.bytes[position] == UInt8(ascii: "]") }
 
-    private var currentKey: DirectCodingKey {
-        DirectCodingKey(intValue: currentIndex)
-    }
+    private var currentKey: DirectCodingKey { DirectCodingKey(intValue: currentIndex) }
 
     /// Where the next element starts; at the end, the error Foundation throws for asking for a `type` there.
     private func next(_ type: Any.Type, _ description: String = "Unkeyed container is at end.") throws -> Int {

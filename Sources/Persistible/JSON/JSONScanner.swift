@@ -731,7 +731,7 @@ struct JSONScanner {
 
     /// Where the first byte that `flags` sets bits in is, from `index`, a word at a time while a whole word remains.
     @inline(__always)
-    private static func endOfWords(
+    static func endOfWords(
         in bytes: UnsafeRawBufferPointer, from index: Int, _ flags: (UInt64) -> UInt64
     ) -> Int {
         var index = index
@@ -789,7 +789,7 @@ struct JSONScanner {
     }
 
     /// The high bit of each zero byte of `word`, and perhaps of bytes above the first (a borrow runs up), never below.
-    private static func zeroBytes(in word: UInt64) -> UInt64 {
+    static func zeroBytes(in word: UInt64) -> UInt64 {
         (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 

@@ -50,9 +50,11 @@ import Testing
     }
 
     /// Escapes at each place in and around an eight-byte word, where the unescaping's word-at-a-time search for
-    /// backslashes hands over to its byte-by-byte one, and escaped quotes, which that search stops at too.
+    /// backslashes hands over to its byte-by-byte one, and escaped quotes, which that search stops at too, and which
+    /// the search for a string's end tells from its closing quote by the run of backslashes before them.
     @Test func escapesAreReadWhereverTheyFallInAWord() {
-        for escape in [#"\n"#, #"\""#, #"\\"#, #"\u00e9"#, #"\ud83d\ude00"#, #"\""# + #"\\"#] {
+        let escapes = [#"\n"#, #"\""#, #"\\"#, #"\u00e9"#, #"\ud83d\ude00"#, #"\""# + #"\\"#, #"\\"# + #"\""#, #"\\\\"#]
+        for escape in escapes {
             for length in 0..<20 {
                 let strings = (0...length).map { at in
                     "\"" + String(repeating: "a", count: at) + escape
