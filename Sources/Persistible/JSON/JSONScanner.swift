@@ -15,6 +15,9 @@ struct JSONScanner {
     /// UTF-8, and no escaped surrogate without its pair), in the pass that reads them: a second pass over a file of
     /// 10 MB cost 0.5 ms of a cold lookup's 20.
     private var checksText = false
+    /// The whitespace before the last plain member's key and the byte after it, its opening quote if it had one, as a
+    /// word's first `count` bytes hold them, under `mask`; matching no bytes until a member is read.
+    private var keyOpening: (bytes: UInt64, mask: UInt64, count: Int) = (1, 0, 0)
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -79,9 +82,9 @@ struct JSONScanner {
                     }
                     var (member, unsure): (Range<Int>?, Bool) = (nil, false)
                     let read = scanner.container(UInt8(ascii: "{")) { scanner in
-                        guard let key = scanner.key(comparedWith: name), let value = scanner.value() else {
-                            return false
-                        }
+                        guard let (key, value) = scanner.plainMember(comparedWith: name)
+                            ?? scanner.member(comparedWith: name)
+                        else { return false }
                         switch key {
                         case .sought:
                             unsure = unsure || member != nil
@@ -479,11 +482,18 @@ struct JSONScanner {
     // Inlined, as are `skipString` and `skipDigits`: called at every step of a scan, a call costs what the step does.
     @inline(__always)
     private mutating func skipWhitespace() {
-        while position < bytes.count, isJSONWhitespace(bytes[position]) {
-            position += 1
+        position = Self.endOfWhitespace(in: bytes, from: position)
+    }
+
+    @inline(__always)
+    private static func endOfWhitespace(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count, isJSONWhitespace(bytes[index]) {
+            index += 1
             // Indentation follows a line break in the files the package writes: a run of spaces, a word at a time.
-            if bytes[position - 1] == UInt8(ascii: "\n") { position = Self.endOfSpaces(in: bytes, from: position) }
+            if bytes[index - 1] == UInt8(ascii: "\n") { index = endOfSpaces(in: bytes, from: index) }
         }
+        return index
     }
 
     /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
@@ -526,29 +536,66 @@ struct JSONScanner {
         case sought, other, escaped
     }
 
-    /// Reads `"key" :` as `key()` does, comparing the key with `name`, which has no escapes; `nil`, noting what
-    /// was expected, if there is no key here.
-    private mutating func key(comparedWith name: UnsafeRawBufferPointer) -> KeyComparison? {
-        skipWhitespace()
-        guard current == UInt8(ascii: "\"") || fail(.key) else { return nil }
-        let start = position + 1
-        // A key that ends at the first byte a word flags holds no escape, nor UTF-8 to check, and its bytes are
-        // compared as they are.
-        let end = Self.endOfOrdinaryCharacters(in: bytes, from: start, orNonASCII: checksText)
-        let comparison: KeyComparison
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            position = end + 1
-            comparison = end - start == name.count && name.indices.allSatisfy { bytes[start + $0] == name[$0] }
-                ? .sought : .other
+    /// Reads one member, `"key" : value`, as `key()` and `value()` do, comparing the key with `name`, which has no
+    /// escapes; `nil`, noting what was expected, if there is none here.
+    private mutating func member(comparedWith name: UnsafeRawBufferPointer) -> (KeyComparison, Range<Int>)? {
+        guard let range = key() else { return nil }
+        let key = UnsafeRawBufferPointer(rebasing: bytes[range])
+        guard let value = value() else { return nil }
+        return (key.contains(UInt8(ascii: "\\")) ? .escaped : key.elementsEqual(name) ? .sought : .other, value)
+    }
+
+    /// Reads one member as the package's encoder writes most of a record's, up to the `,` or `}` after it: a key and a
+    /// string value of ASCII that needs no escape, or an integer value. `nil`, moving nothing, where the member is not
+    /// so plain, for `member(comparedWith:)` to read and check it as any other. The scan waits on each end it
+    /// searches for, a word at a time, before it can read on: here the index stays out of memory between them, and
+    /// the indentation before the key is not searched at all where it is the last member's.
+    @inline(__always)
+    private mutating func plainMember(comparedWith name: UnsafeRawBufferPointer) -> (KeyComparison, Range<Int>)? {
+        let keyStart: Int
+        if position + 8 <= bytes.count, word(at: position) & keyOpening.mask == keyOpening.bytes {
+            keyStart = position + keyOpening.count - 1
         } else {
-            guard skipString() else { return nil }
-            let key = UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)])
-            comparison = key.contains(UInt8(ascii: "\\")) ? .escaped : key.elementsEqual(name) ? .sought : .other
+            keyStart = Self.endOfWhitespace(in: bytes, from: position)
+            let count = keyStart + 1 - position
+            if count <= 8, position + 8 <= bytes.count {
+                let mask: UInt64 = count == 8 ? ~0 : (1 << (8 * count)) - 1
+                keyOpening = (word(at: position) & mask, mask, count)
+            }
         }
-        skipWhitespace()
-        guard current == UInt8(ascii: ":") || fail(.colon) else { return nil }
-        position += 1
-        return comparison
+        guard let keyEnd = Self.endOfPlainString(in: bytes, at: keyStart) else { return nil }
+        let colon = Self.endOfWhitespace(in: bytes, from: keyEnd)
+        guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else { return nil }
+        let valueStart = Self.endOfWhitespace(in: bytes, from: colon + 1)
+        guard let valueEnd = Self.endOfPlainString(in: bytes, at: valueStart)
+            ?? Self.endOfInteger(in: bytes, at: valueStart)
+        else { return nil }
+        // Only the end of the member shows that an integer's digits are the whole number, not a fraction's first.
+        let next = Self.endOfWhitespace(in: bytes, from: valueEnd)
+        guard next < bytes.count, bytes[next] == UInt8(ascii: ",") || bytes[next] == UInt8(ascii: "}") else {
+            return nil
+        }
+        position = next
+        let key = UnsafeRawBufferPointer(rebasing: bytes[(keyStart + 1)..<(keyEnd - 1)])
+        return (key.elementsEqual(name) ? .sought : .other, valueStart..<valueEnd)
+    }
+
+    /// The end of the string at `index` if it holds only ASCII that needs no escape, which then spells text.
+    @inline(__always)
+    private static func endOfPlainString(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let end = endOfOrdinaryCharacters(in: bytes, from: index + 1, orNonASCII: true)
+        return end < bytes.count && bytes[end] == UInt8(ascii: "\"") ? end + 1 : nil
+    }
+
+    /// The end of the digits of the integer at `index`, or `nil` if there is none; what follows may go on the number.
+    @inline(__always)
+    private static func endOfInteger(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        let first = index < bytes.count && bytes[index] == UInt8(ascii: "-") ? index + 1 : index
+        guard first < bytes.count, isDigit(bytes[first]) else { return nil }
+        let end = endOfDigits(in: bytes, from: first + 1)
+        // A zero starts no longer integer.
+        return bytes[first] != UInt8(ascii: "0") || end == first + 1 ? end : nil
     }
 
     private mutating func value() -> Range<Int>? {
@@ -769,15 +816,15 @@ struct JSONScanner {
     /// Moves past the digits here, a word at a time while a whole word remains.
     @inline(__always)
     private mutating func skipDigits() {
-        while position + 8 <= bytes.count {
-            let nonDigits = Self.nonDigits(in: word(at: position))
-            guard nonDigits == 0 else {
-                position += nonDigits.trailingZeroBitCount / 8
-                return
-            }
-            position += 8
-        }
-        while let byte = current, isDigit(byte) { position += 1 }
+        position = Self.endOfDigits(in: bytes, from: position)
+    }
+
+    /// Where the digits from `index` end, a word at a time while a whole word remains.
+    @inline(__always)
+    private static func endOfDigits(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = endOfWords(in: bytes, from: index, nonDigits)
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        return index
     }
 
     private func word(at offset: Int) -> UInt64 {
