@@ -15,9 +15,8 @@ struct JSONScanner {
     /// UTF-8, and no escaped surrogate without its pair), in the pass that reads them: a second pass over a file of
     /// 10 MB cost 0.5 ms of a cold lookup's 20.
     private var checksText = false
-    /// The whitespace before the last plain member's key and the byte after it, its opening quote if it had one, as a
-    /// word's first `count` bytes hold them, under `mask`; matching no bytes until a member is read.
-    private var keyOpening: (bytes: UInt64, mask: UInt64, count: Int) = (1, 0, 0)
+    /// What opened the plain member at each place of the last record that had one there, for `plainMember`.
+    private var memberOpenings: [MemberOpening] = []
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -72,7 +71,8 @@ struct JSONScanner {
     static func forEachElement(of data: Data, member key: String, _ body: (ElementWithMember) -> Void) -> Bool {
         Array(key.utf8).withUnsafeBytes { name in
             reading(data, checkingText: true) { scanner in
-                scanner.container(UInt8(ascii: "[")) { scanner in
+                scanner.memberOpenings = Array(repeating: MemberOpening(), count: 16)
+                return scanner.container(UInt8(ascii: "[")) { scanner in
                     scanner.skipWhitespace()
                     let start = scanner.position
                     guard scanner.current == UInt8(ascii: "{") else {
@@ -80,9 +80,10 @@ struct JSONScanner {
                         body((element, nil))
                         return true
                     }
-                    var (member, unsure): (Range<Int>?, Bool) = (nil, false)
+                    var (member, unsure, place): (Range<Int>?, Bool, Int) = (nil, false, 0)
                     let read = scanner.container(UInt8(ascii: "{")) { scanner in
-                        guard let (key, value) = scanner.plainMember(comparedWith: name)
+                        defer { place += 1 }
+                        guard let (key, value) = scanner.plainMember(comparedWith: name, at: place)
                             ?? scanner.member(comparedWith: name)
                         else { return false }
                         switch key {
@@ -549,24 +550,27 @@ struct JSONScanner {
     /// string value of ASCII that needs no escape, or an integer value. `nil`, moving nothing, where the member is not
     /// so plain, for `member(comparedWith:)` to read and check it as any other. The scan waits on each end it
     /// searches for, a word at a time, before it can read on: here the index stays out of memory between them, and
-    /// the indentation before the key is not searched at all where it is the last member's.
-    @inline(__always)
-    private mutating func plainMember(comparedWith name: UnsafeRawBufferPointer) -> (KeyComparison, Range<Int>)? {
-        let keyStart: Int
-        if position + 8 <= bytes.count, word(at: position) & keyOpening.mask == keyOpening.bytes {
-            keyStart = position + keyOpening.count - 1
+    /// where the bytes before the value are those before the value at the same `place` in the last record, as the
+    /// encoder writes records, they are compared as two words instead, checked as they were there. Not inlined: in
+    /// the scan's closures it made them too large for the buffer's subscript to be inlined, which doubled the scan.
+    private mutating func plainMember(
+        comparedWith name: UnsafeRawBufferPointer, at place: Int
+    ) -> (KeyComparison, Range<Int>)? {
+        let (valueStart, key): (Int, KeyComparison)
+        if place < memberOpenings.count, case let opening = memberOpenings[place], opening.opens(bytes, at: position) {
+            (valueStart, key) = (position + opening.count, opening.key)
         } else {
-            keyStart = Self.endOfWhitespace(in: bytes, from: position)
-            let count = keyStart + 1 - position
-            if count <= 8, position + 8 <= bytes.count {
-                let mask: UInt64 = count == 8 ? ~0 : (1 << (8 * count)) - 1
-                keyOpening = (word(at: position) & mask, mask, count)
+            let keyStart = Self.endOfWhitespace(in: bytes, from: position)
+            guard let keyEnd = Self.endOfPlainString(in: bytes, at: keyStart) else { return nil }
+            let colon = Self.endOfWhitespace(in: bytes, from: keyEnd)
+            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else { return nil }
+            valueStart = Self.endOfWhitespace(in: bytes, from: colon + 1)
+            key = UnsafeRawBufferPointer(rebasing: bytes[(keyStart + 1)..<(keyEnd - 1)]).elementsEqual(name)
+                ? .sought : .other
+            if place < memberOpenings.count, let opening = MemberOpening(bytes, position..<valueStart, key: key) {
+                memberOpenings[place] = opening
             }
         }
-        guard let keyEnd = Self.endOfPlainString(in: bytes, at: keyStart) else { return nil }
-        let colon = Self.endOfWhitespace(in: bytes, from: keyEnd)
-        guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else { return nil }
-        let valueStart = Self.endOfWhitespace(in: bytes, from: colon + 1)
         guard let valueEnd = Self.endOfPlainString(in: bytes, at: valueStart)
             ?? Self.endOfInteger(in: bytes, at: valueStart)
         else { return nil }
@@ -576,8 +580,39 @@ struct JSONScanner {
             return nil
         }
         position = next
-        let key = UnsafeRawBufferPointer(rebasing: bytes[(keyStart + 1)..<(keyEnd - 1)])
-        return (key.elementsEqual(name) ? .sought : .other, valueStart..<valueEnd)
+        return (key, valueStart..<valueEnd)
+    }
+
+    /// The bytes that opened a plain member up to its value (whitespace, key, colon, whitespace), 16 at most, as two
+    /// words' first `count` bytes hold them, and what the key was to the one sought.
+    private struct MemberOpening {
+        private var words: (UInt64, UInt64) = (0, 0)
+        private var masks: (UInt64, UInt64) = (0, 0)
+        private(set) var count = 0
+        private(set) var key = KeyComparison.other
+
+        init() {}
+
+        /// The bytes at `range`, read and checked, unless there are more than 16, or fewer than 16 from there on.
+        init?(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, key: KeyComparison) {
+            guard range.count <= 16, range.lowerBound + 16 <= bytes.count else { return nil }
+            (count, self.key) = (range.count, key)
+            masks = (Self.mask(ofFirst: count), Self.mask(ofFirst: count - 8))
+            let start = range.lowerBound
+            words = (JSONScanner.word(in: bytes, at: start), JSONScanner.word(in: bytes, at: start + 8))
+            words = (words.0 & masks.0, words.1 & masks.1)
+        }
+
+        /// Whether the same bytes open a member at `index`, so that they need no reading or checking again.
+        @inline(__always)
+        func opens(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+            count > 0 && index + 16 <= bytes.count && JSONScanner.word(in: bytes, at: index) & masks.0 == words.0
+                && JSONScanner.word(in: bytes, at: index + 8) & masks.1 == words.1
+        }
+
+        private static func mask(ofFirst count: Int) -> UInt64 {
+            count <= 0 ? 0 : count >= 8 ? ~0 : (1 << (8 * count)) - 1
+        }
     }
 
     /// The end of the string at `index` if it holds only ASCII that needs no escape, which then spells text.

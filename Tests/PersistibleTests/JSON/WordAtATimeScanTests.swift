@@ -130,13 +130,14 @@ import Testing
     @Test func membersAsTheEncoderWritesThemAreReadAsAnyOthersAndEveryFaultInThemIsFound() {
         // Members that the scan reads without its general path (a key and a value of plain ASCII, or an integer),
         // members just past what it reads so, and faults just past them, each placed among plain members, where the
-        // indentation before its key may be the one before the last key or another.
+        // indentation before its key may be the one before the last key or another, and the bytes up to its value
+        // those at the same place in the record before, or nearly.
         let plain = [#""age" : 23"#, #""id" : 7"#, #""name" : "Person 7""#, #""id" : -120"#, "\"\" : 0", #""id":"""#]
         let notPlain = [
             #""id" : 1.5"#, #""id" : 1e3"#, #""id" : -0"#, #""id" : 0"#, #""id" : 10E-2"#, #""id" : {"id" : 1}"#,
             #""id" : [1, "a"]"#, #""id" : true"#, #""id" : null"#, #""id" : "é""#, #""id" : "a\"b""#,
             #""i\u0064" : 1"#, #""id\\" : 1"#, #""éid" : 1"#, "\"id\"\t:\t\"x\"", #""name" : "Person 7"   "#,
-            #""id" : "a/b c~""#,
+            #""id" : "a/b c~""#, #""id" :  7"#, #""id"  : 7"#, #""name" : "Person 7 and more than a word""#,
         ]
         let grammarFaults = [
             #""id" : -"#, #""id" : 1."#, #""id" : 01"#, #""id" : -01"#, #""id" : 00"#, #""id" : 1e"#, #""id" : 1e+"#,
@@ -144,7 +145,8 @@ import Testing
             "\"id\" : \"a\u{1}b\"", "\"i\u{1F}d\" : 1", "\"id\" : \"a\tb\"", #""id" 1"#, #""id" : "#, #""id" ,"#,
             #""id" : "a" "b""#, #""age" : 1 "id" : 2"#, #""id" : 1,"#, #""id" : 1,,"#, #""id" : {"a" : }"#,
             #""id" : [1,]"#, #""id" : {"a" : 1"#, #""id" : ["#, #"id : 1"#, #"'id' : 1"#, #""id" : tru"#,
-            #""id" : "a"#, #""id" : 1 :"#, #""id" :: 1"#, #""id" : 1]"#, "\"id\" : 1\u{0}",
+            #""id" : "a"#, #""id" : 1 :"#, #""id" :: 1"#, #""id" : 1]"#, "\"id\" : 1\u{0}", #""id" :  -"#,
+            #""name" :  "Person \x""#,
         ]
         // Bytes that are no UTF-8, and an escaped lone surrogate, which only the member scan rejects.
         let textFaults: [[UInt8]] = [
@@ -169,7 +171,7 @@ import Testing
                 }
                 record += "\n  }".utf8
                 for recordsBefore in 0..<2 {
-                    let other = Array("{\n    \"id\" : 1,\n    \"name\" : \"x\"\n  }".utf8)
+                    let other = Array("{\n    \"age\" : 23,\n    \"id\" : 1,\n    \"name\" : \"x\"\n  }".utf8)
                     let bytes = Array("[\n  ".utf8) + (recordsBefore == 0 ? [] : other + ",\n  ".utf8) + record
                         + ",\n  ".utf8 + other + "\n]".utf8
                     let data = Data(bytes)
