@@ -138,6 +138,7 @@ import Testing
             #""id" : [1, "a"]"#, #""id" : true"#, #""id" : null"#, #""id" : "é""#, #""id" : "a\"b""#,
             #""i\u0064" : 1"#, #""id\\" : 1"#, #""éid" : 1"#, "\"id\"\t:\t\"x\"", #""name" : "Person 7"   "#,
             #""id" : "a/b c~""#, #""id" :  7"#, #""id"  : 7"#, #""name" : "Person 7 and more than a word""#,
+            #""idx": 7"#,
         ]
         let grammarFaults = [
             #""id" : -"#, #""id" : 1."#, #""id" : 01"#, #""id" : -01"#, #""id" : 00"#, #""id" : 1e"#, #""id" : 1e+"#,
@@ -146,7 +147,7 @@ import Testing
             #""id" : "a" "b""#, #""age" : 1 "id" : 2"#, #""id" : 1,"#, #""id" : 1,,"#, #""id" : {"a" : }"#,
             #""id" : [1,]"#, #""id" : {"a" : 1"#, #""id" : ["#, #"id : 1"#, #"'id' : 1"#, #""id" : tru"#,
             #""id" : "a"#, #""id" : 1 :"#, #""id" :: 1"#, #""id" : 1]"#, "\"id\" : 1\u{0}", #""id" :  -"#,
-            #""name" :  "Person \x""#,
+            #""name" :  "Person \x""#, "\"id\"\u{1}: 7", "7", #""x""#, #""x" "y""#,
         ]
         // Bytes that are no UTF-8, and an escaped lone surrogate, which only the member scan rejects.
         let textFaults: [[UInt8]] = [
@@ -158,15 +159,13 @@ import Testing
         let cases = plain.map { (Array($0.utf8), true, true) } + notPlain.map { (Array($0.utf8), true, true) }
             + grammarFaults.map { (Array($0.utf8), false, false) } + textFaults.map { ($0, true, false) }
         let indentations = ["\n    ", "\n    ", "\n      ", "\n  ", " ", "", "\n\t"]
-        for (trial, (member, isJSON, spellsText)) in cases.enumerated() {
-            for place in 0..<3 {
+        for (member, isJSON, spellsText) in cases {
+            for (place, indentation) in (0..<3).flatMap({ place in indentations.map { (place, $0) } }) {
                 var members = Array(plain.prefix(3).map { Array($0.utf8) })
                 members[place] = member
-                // The same indentation before each key, or the first one another, or the placed member's another.
-                let indentation = indentations[trial % indentations.count]
                 var record = Array("{".utf8)
                 for (index, member) in members.enumerated() {
-                    let before = index == place && trial % 2 == 0 ? indentation : "\n    "
+                    let before = index == place ? indentation : "\n    "
                     record += Array(((index == 0 ? "" : ",") + before).utf8) + member
                 }
                 record += "\n  }".utf8
