@@ -15,6 +15,8 @@ struct JSONScanner {
     /// UTF-8, and no escaped surrogate without its pair), in the pass that reads them: a second pass over a file of
     /// 10 MB cost 0.5 ms of a cold lookup's 20.
     private var checksText = false
+    /// What opened the plain member at each place of the last record that had one there, for `plainMember`.
+    private var memberOpenings: [MemberOpening] = []
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -69,7 +71,8 @@ struct JSONScanner {
     static func forEachElement(of data: Data, member key: String, _ body: (ElementWithMember) -> Void) -> Bool {
         Array(key.utf8).withUnsafeBytes { name in
             reading(data, checkingText: true) { scanner in
-                scanner.container(UInt8(ascii: "[")) { scanner in
+                scanner.memberOpenings = Array(repeating: MemberOpening(), count: 16)
+                return scanner.container(UInt8(ascii: "[")) { scanner in
                     scanner.skipWhitespace()
                     let start = scanner.position
                     guard scanner.current == UInt8(ascii: "{") else {
@@ -77,11 +80,12 @@ struct JSONScanner {
                         body((element, nil))
                         return true
                     }
-                    var (member, unsure): (Range<Int>?, Bool) = (nil, false)
+                    var (member, unsure, place): (Range<Int>?, Bool, Int) = (nil, false, 0)
                     let read = scanner.container(UInt8(ascii: "{")) { scanner in
-                        guard let key = scanner.key(comparedWith: name), let value = scanner.value() else {
-                            return false
-                        }
+                        defer { place += 1 }
+                        guard let (key, value) = scanner.plainMember(comparedWith: name, at: place)
+                            ?? scanner.member(comparedWith: name)
+                        else { return false }
                         switch key {
                         case .sought:
                             unsure = unsure || member != nil
@@ -479,11 +483,18 @@ struct JSONScanner {
     // Inlined, as are `skipString` and `skipDigits`: called at every step of a scan, a call costs what the step does.
     @inline(__always)
     private mutating func skipWhitespace() {
-        while position < bytes.count, isJSONWhitespace(bytes[position]) {
-            position += 1
+        position = Self.endOfWhitespace(in: bytes, from: position)
+    }
+
+    @inline(__always)
+    private static func endOfWhitespace(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count, isJSONWhitespace(bytes[index]) {
+            index += 1
             // Indentation follows a line break in the files the package writes: a run of spaces, a word at a time.
-            if bytes[position - 1] == UInt8(ascii: "\n") { position = Self.endOfSpaces(in: bytes, from: position) }
+            if bytes[index - 1] == UInt8(ascii: "\n") { index = endOfSpaces(in: bytes, from: index) }
         }
+        return index
     }
 
     /// Reads the object or array that `open` opens here, calling `part` for each member or element; `false` if
@@ -526,29 +537,100 @@ struct JSONScanner {
         case sought, other, escaped
     }
 
-    /// Reads `"key" :` as `key()` does, comparing the key with `name`, which has no escapes; `nil`, noting what
-    /// was expected, if there is no key here.
-    private mutating func key(comparedWith name: UnsafeRawBufferPointer) -> KeyComparison? {
-        skipWhitespace()
-        guard current == UInt8(ascii: "\"") || fail(.key) else { return nil }
-        let start = position + 1
-        // A key that ends at the first byte a word flags holds no escape, nor UTF-8 to check, and its bytes are
-        // compared as they are.
-        let end = Self.endOfOrdinaryCharacters(in: bytes, from: start, orNonASCII: checksText)
-        let comparison: KeyComparison
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            position = end + 1
-            comparison = end - start == name.count && name.indices.allSatisfy { bytes[start + $0] == name[$0] }
-                ? .sought : .other
+    /// Reads one member, `"key" : value`, as `key()` and `value()` do, comparing the key with `name`, which has no
+    /// escapes; `nil`, noting what was expected, if there is none here.
+    private mutating func member(comparedWith name: UnsafeRawBufferPointer) -> (KeyComparison, Range<Int>)? {
+        guard let range = key() else { return nil }
+        let key = UnsafeRawBufferPointer(rebasing: bytes[range])
+        guard let value = value() else { return nil }
+        return (key.contains(UInt8(ascii: "\\")) ? .escaped : key.elementsEqual(name) ? .sought : .other, value)
+    }
+
+    /// Reads one member as the package's encoder writes most of a record's, up to the `,` or `}` after it: a key and a
+    /// string value of ASCII that needs no escape, or an integer value. `nil`, moving nothing, where the member is not
+    /// so plain, for `member(comparedWith:)` to read and check it as any other. The scan waits on each end it
+    /// searches for, a word at a time, before it can read on: here the index stays out of memory between them, and
+    /// where the bytes before the value are those before the value at the same `place` in the last record, as the
+    /// encoder writes records, they are compared as two words instead, checked as they were there. Not inlined: in
+    /// the scan's closures it made them too large for the buffer's subscript to be inlined, which doubled the scan.
+    private mutating func plainMember(
+        comparedWith name: UnsafeRawBufferPointer, at place: Int
+    ) -> (KeyComparison, Range<Int>)? {
+        let (valueStart, key): (Int, KeyComparison)
+        if place < memberOpenings.count, case let opening = memberOpenings[place], opening.opens(bytes, at: position) {
+            (valueStart, key) = (position + opening.count, opening.key)
         } else {
-            guard skipString() else { return nil }
-            let key = UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)])
-            comparison = key.contains(UInt8(ascii: "\\")) ? .escaped : key.elementsEqual(name) ? .sought : .other
+            let keyStart = Self.endOfWhitespace(in: bytes, from: position)
+            guard let keyEnd = Self.endOfPlainString(in: bytes, at: keyStart) else { return nil }
+            let colon = Self.endOfWhitespace(in: bytes, from: keyEnd)
+            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else { return nil }
+            valueStart = Self.endOfWhitespace(in: bytes, from: colon + 1)
+            key = UnsafeRawBufferPointer(rebasing: bytes[(keyStart + 1)..<(keyEnd - 1)]).elementsEqual(name)
+                ? .sought : .other
+            if place < memberOpenings.count, let opening = MemberOpening(bytes, position..<valueStart, key: key) {
+                memberOpenings[place] = opening
+            }
         }
-        skipWhitespace()
-        guard current == UInt8(ascii: ":") || fail(.colon) else { return nil }
-        position += 1
-        return comparison
+        guard let valueEnd = Self.endOfPlainString(in: bytes, at: valueStart)
+            ?? Self.endOfInteger(in: bytes, at: valueStart)
+        else { return nil }
+        // Only the end of the member shows that an integer's digits are the whole number, not a fraction's first.
+        let next = Self.endOfWhitespace(in: bytes, from: valueEnd)
+        guard next < bytes.count, bytes[next] == UInt8(ascii: ",") || bytes[next] == UInt8(ascii: "}") else {
+            return nil
+        }
+        position = next
+        return (key, valueStart..<valueEnd)
+    }
+
+    /// The bytes that opened a plain member up to its value (whitespace, key, colon, whitespace), 16 at most, as two
+    /// words' first `count` bytes hold them, and what the key was to the one sought.
+    private struct MemberOpening {
+        private var words: (UInt64, UInt64) = (0, 0)
+        private var masks: (UInt64, UInt64) = (0, 0)
+        private(set) var count = 0
+        private(set) var key = KeyComparison.other
+
+        init() {}
+
+        /// The bytes at `range`, read and checked, unless there are more than 16, or fewer than 16 from there on.
+        init?(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, key: KeyComparison) {
+            guard range.count <= 16, range.lowerBound + 16 <= bytes.count else { return nil }
+            (count, self.key) = (range.count, key)
+            masks = (Self.mask(ofFirst: count), Self.mask(ofFirst: count - 8))
+            let start = range.lowerBound
+            words = (JSONScanner.word(in: bytes, at: start), JSONScanner.word(in: bytes, at: start + 8))
+            words = (words.0 & masks.0, words.1 & masks.1)
+        }
+
+        /// Whether the same bytes open a member at `index`, so that they need no reading or checking again.
+        @inline(__always)
+        func opens(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+            count > 0 && index + 16 <= bytes.count && JSONScanner.word(in: bytes, at: index) & masks.0 == words.0
+                && JSONScanner.word(in: bytes, at: index + 8) & masks.1 == words.1
+        }
+
+        private static func mask(ofFirst count: Int) -> UInt64 {
+            count <= 0 ? 0 : count >= 8 ? ~0 : (1 << (8 * count)) - 1
+        }
+    }
+
+    /// The end of the string at `index` if it holds only ASCII that needs no escape, which then spells text.
+    @inline(__always)
+    private static func endOfPlainString(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let end = endOfOrdinaryCharacters(in: bytes, from: index + 1, orNonASCII: true)
+        return end < bytes.count && bytes[end] == UInt8(ascii: "\"") ? end + 1 : nil
+    }
+
+    /// The end of the digits of the integer at `index`, or `nil` if there is none; what follows may go on the number.
+    @inline(__always)
+    private static func endOfInteger(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        let first = index < bytes.count && bytes[index] == UInt8(ascii: "-") ? index + 1 : index
+        guard first < bytes.count, isDigit(bytes[first]) else { return nil }
+        let end = endOfDigits(in: bytes, from: first + 1)
+        // A zero starts no longer integer.
+        return bytes[first] != UInt8(ascii: "0") || end == first + 1 ? end : nil
     }
 
     private mutating func value() -> Range<Int>? {
@@ -769,15 +851,15 @@ struct JSONScanner {
     /// Moves past the digits here, a word at a time while a whole word remains.
     @inline(__always)
     private mutating func skipDigits() {
-        while position + 8 <= bytes.count {
-            let nonDigits = Self.nonDigits(in: word(at: position))
-            guard nonDigits == 0 else {
-                position += nonDigits.trailingZeroBitCount / 8
-                return
-            }
-            position += 8
-        }
-        while let byte = current, isDigit(byte) { position += 1 }
+        position = Self.endOfDigits(in: bytes, from: position)
+    }
+
+    /// Where the digits from `index` end, a word at a time while a whole word remains.
+    @inline(__always)
+    private static func endOfDigits(in bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = endOfWords(in: bytes, from: index, nonDigits)
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        return index
     }
 
     private func word(at offset: Int) -> UInt64 {

@@ -127,6 +127,68 @@ import Testing
         }
     }
 
+    @Test func membersAsTheEncoderWritesThemAreReadAsAnyOthersAndEveryFaultInThemIsFound() {
+        // Members that the scan reads without its general path (a key and a value of plain ASCII, or an integer),
+        // members just past what it reads so, and faults just past them, each placed among plain members, where the
+        // indentation before its key may be the one before the last key or another, and the bytes up to its value
+        // those at the same place in the record before, or nearly.
+        let plain = [#""age" : 23"#, #""id" : 7"#, #""name" : "Person 7""#, #""id" : -120"#, "\"\" : 0", #""id":"""#]
+        let notPlain = [
+            #""id" : 1.5"#, #""id" : 1e3"#, #""id" : -0"#, #""id" : 0"#, #""id" : 10E-2"#, #""id" : {"id" : 1}"#,
+            #""id" : [1, "a"]"#, #""id" : true"#, #""id" : null"#, #""id" : "é""#, #""id" : "a\"b""#,
+            #""i\u0064" : 1"#, #""id\\" : 1"#, #""éid" : 1"#, "\"id\"\t:\t\"x\"", #""name" : "Person 7"   "#,
+            #""id" : "a/b c~""#, #""id" :  7"#, #""id"  : 7"#, #""name" : "Person 7 and more than a word""#,
+            #""idx": 7"#,
+        ]
+        let grammarFaults = [
+            #""id" : -"#, #""id" : 1."#, #""id" : 01"#, #""id" : -01"#, #""id" : 00"#, #""id" : 1e"#, #""id" : 1e+"#,
+            #""id" : .5"#, #""id" : +1"#, #""id" : 1 2"#, #""id" : 1x"#, #""id" : "a\qb""#, #""id" : "a\u12G4""#,
+            "\"id\" : \"a\u{1}b\"", "\"i\u{1F}d\" : 1", "\"id\" : \"a\tb\"", #""id" 1"#, #""id" : "#, #""id" ,"#,
+            #""id" : "a" "b""#, #""age" : 1 "id" : 2"#, #""id" : 1,"#, #""id" : 1,,"#, #""id" : {"a" : }"#,
+            #""id" : [1,]"#, #""id" : {"a" : 1"#, #""id" : ["#, #"id : 1"#, #"'id' : 1"#, #""id" : tru"#,
+            #""id" : "a"#, #""id" : 1 :"#, #""id" :: 1"#, #""id" : 1]"#, "\"id\" : 1\u{0}", #""id" :  -"#,
+            #""name" :  "Person \x""#, "\"id\"\u{1}: 7", "7", #""x""#, #""x" "y""#,
+        ]
+        // Bytes that are no UTF-8, and an escaped lone surrogate, which only the member scan rejects.
+        let textFaults: [[UInt8]] = [
+            Array(#""id" : ""#.utf8) + [0x80] + Array("\"".utf8), Array(#""i"#.utf8) + [0xC3] + Array(#"d" : 1"#.utf8),
+            Array(#""name" : "Person "#.utf8) + [0xFF] + Array("\"".utf8),
+            Array(#""id" : ""#.utf8) + [0xED, 0xA0, 0x80] + Array("\"".utf8), Array(#""id" : "\uD800""#.utf8),
+            Array(#""idxxxxxxx" : "abcdefgh"#.utf8) + [0xE6, 0x97] + Array("\"".utf8),
+        ]
+        let cases = plain.map { (Array($0.utf8), true, true) } + notPlain.map { (Array($0.utf8), true, true) }
+            + grammarFaults.map { (Array($0.utf8), false, false) } + textFaults.map { ($0, true, false) }
+        let indentations = ["\n    ", "\n    ", "\n      ", "\n  ", " ", "", "\n\t"]
+        for (member, isJSON, spellsText) in cases {
+            for (place, indentation) in (0..<3).flatMap({ place in indentations.map { (place, $0) } }) {
+                var members = Array(plain.prefix(3).map { Array($0.utf8) })
+                members[place] = member
+                var record = Array("{".utf8)
+                for (index, member) in members.enumerated() {
+                    let before = index == place ? indentation : "\n    "
+                    record += Array(((index == 0 ? "" : ",") + before).utf8) + member
+                }
+                record += "\n  }".utf8
+                for recordsBefore in 0..<2 {
+                    let other = Array("{\n    \"age\" : 23,\n    \"id\" : 1,\n    \"name\" : \"x\"\n  }".utf8)
+                    let bytes = Array("[\n  ".utf8) + (recordsBefore == 0 ? [] : other + ",\n  ".utf8) + record
+                        + ",\n  ".utf8 + other + "\n]".utf8
+                    let data = Data(bytes)
+                    let text = String(decoding: bytes, as: UTF8.self).debugDescription
+                    let elements = JSONScanner.elementRanges(of: data)
+                    let members = JSONScanner.elementRanges(of: data, member: "id")
+                    #expect((elements != nil) == isJSON, "\(text)")
+                    #expect((members != nil) == spellsText, "\(text)")
+                    // The message looks into strings' bytes, not their escapes, for UTF-8.
+                    #expect((JSONScanner.syntaxError(in: data) == nil) == isJSON || isJSON != spellsText, "\(text)")
+                    guard spellsText, let elements else { continue }
+                    #expect(members?.map(\.element) == elements, "\(text)")
+                    #expect(members?.map(\.member) == idMembers(in: data, at: elements), "\(text)")
+                }
+            }
+        }
+    }
+
     private func check(_ document: Document) {
         let data = Data(document.bytes)
         let text = String(decoding: document.bytes, as: UTF8.self).debugDescription
