@@ -13,23 +13,12 @@ extension JSONDecoder {
     ///
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decodeDirectly(type, from: data) { try $0.unwrap(type, at: $1, parent: .root, key: nil) }
-    }
-
-    /// Decodes an array as `decodeDirectly(_:from:)` does, without `Array.init(from:)`'s calls for each element.
-    func decodeDirectly<Element: Decodable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
-        try decodeDirectly(type, from: data) { try $0.elements(Element.self, at: $1, node: .root) }
-    }
-
-    private func decodeDirectly<T: Decodable>(
-        _ type: T.Type, from data: Data, root: (DirectDecoding, Int) throws -> T
-    ) throws -> T {
         guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
             return try decode(type, from: data)
         }
         let source = DirectDecoding(data, decoder: self)
         do {
-            let value = try root(source, source.skipWhitespace(from: 0))
+            let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
             return source.needsFoundation ? try decode(type, from: data) : value
         } catch {
             // Checked first: a type's `init(from:)` may have made anything of the error thrown there.
@@ -140,16 +129,16 @@ final class DirectDecoding {
         if T.self == [Double].self { return try elements(Double.self, at: offset, node: node) as! T }
         if T.self == [String].self { return try elements(String.self, at: offset, node: node) as! T }
         if T.self == [String: Int].self {
-            return try [String: Int].decodeMembers(of: self, at: offset, path: node) as! T
+            return try [String: Int].decode(from: self, at: offset, node: node) as! T
         }
         if T.self == [String: String].self {
-            return try [String: String].decodeMembers(of: self, at: offset, path: node) as! T
+            return try [String: String].decode(from: self, at: offset, node: node) as! T
         }
-        // A dictionary's size first: a cast searches every conformance the first time it meets a type, 0.1 ms or so.
-        if MemoryLayout<T>.size == MemoryLayout<[String: Int]>.size,
-            let keyed = T.self as? any StringKeyedDictionary.Type
+        // A collection's size first: a cast searches every conformance the first time it meets a type, 0.1 ms or so.
+        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size,
+            let collection = T.self as? any DirectlyDecodedCollection.Type
         {
-            return try keyed.decodeMembers(of: self, at: offset, path: node) as! T
+            return try collection.decode(from: self, at: offset, node: node) as! T
         }
         let parentListed = lastObjectListed
         let value = try T(from: DirectDecoder(source: self, offset: offset, node: node))
@@ -528,14 +517,21 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// A `[String: Value]`, read as `init(from:)` reads it from the keys that its container lists, but for which of two
-/// wrong values it names first: Foundation's in the order of its hashing, ours in the document's.
-protocol StringKeyedDictionary {
-    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self
+/// A collection read in a loop of its own, rather than by its `init(from:)` with a container's calls for each element.
+protocol DirectlyDecodedCollection {
+    static func decode(from source: DirectDecoding, at offset: Int, node path: CodingPathNode) throws -> Self
 }
 
-extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
-    static func decodeMembers(of source: DirectDecoding, at offset: Int, path: CodingPathNode) throws -> Self {
+extension Array: DirectlyDecodedCollection where Element: Decodable {
+    static func decode(from source: DirectDecoding, at offset: Int, node path: CodingPathNode) throws -> Self {
+        try source.elements(Element.self, at: offset, node: path)
+    }
+}
+
+/// A `[String: Value]`, read as `init(from:)` reads it from the keys that its container lists, but for which of two
+/// wrong values it names first: Foundation's in the order of its hashing, ours in the document's.
+extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Decodable {
+    static func decode(from source: DirectDecoding, at offset: Int, node path: CodingPathNode) throws -> Self {
         // Foundation reads a dictionary's keys as spelled under a key strategy: rare enough to leave to it.
         guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
