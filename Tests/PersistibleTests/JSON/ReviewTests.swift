@@ -70,6 +70,39 @@ private struct RProbe: Decodable, CustomStringConvertible {
     var description: String { found.joined(separator: ",") }
 }
 
+/// Collections read through `superDecoder(forKey:)`, whose missing key gives a decoder of the `null` appended to
+/// the copied bytes.
+private struct RSuper: Decodable {
+    enum CodingKeys: String, CodingKey { case present, missing }
+    var found: [String] = []
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        for key in [CodingKeys.present, .missing] {
+            let single = try container.superDecoder(forKey: key).singleValueContainer()
+            found.append("\((try? single.decode([RPoint]?.self)).map { "\($0 as Any)" } ?? "error")")
+            found.append("\((try? single.decode([[Int]].self)).map { "\($0)" } ?? "error")")
+            do {
+                found.append("\(try single.decode([RPoint].self))")
+            } catch {
+                found.append(DirectDecoderDifferentialTests.describe(error))
+            }
+            do {
+                found.append("\(try [String: [Int]](from: container.superDecoder(forKey: key)))")
+            } catch {
+                found.append(DirectDecoderDifferentialTests.describe(error))
+            }
+        }
+    }
+}
+
+private struct REmpty: Decodable {}
+
+/// Reads nothing of its value.
+private struct RIgnoring: Decodable {
+    init(from decoder: any Decoder) throws {}
+}
+
 private struct RSnake: Codable, Equatable {
     var aSs: Int?
     var kA: Int?
@@ -115,7 +148,7 @@ private struct RSnake: Codable, Equatable {
     /// flags may borrow into (`#` is a quote's neighbour, `]` a backslash's).
     private static let pieces = [
         "a", "#", "]", "\\\"", "\\\\", "\\\\\\\"", "\\\\\\\\", "\\\\\\\\\\\"", "é", "\\u00e9", "\\n", "\\/", "\\u0022",
-        "\\u005c", "😀", "\\ud83d\\ude00",
+        "\\u005c", "😀", "\\ud83d\\ude00", "¢", "ܐ", "\u{7F}",
     ]
 
     private static func randomSpelling(_ random: inout SplitMix64, maxPieces: Int) -> String {
@@ -244,12 +277,13 @@ private struct RSnake: Codable, Equatable {
         for json in [
             #"{"a_ß":1}"#, #"{"a_\u00df":1}"#, "{\"\(kelvin)_a\":2}", #"{"\u212a_a":2}"#, #"{"foo_bar":3,"fooBar":4}"#,
             #"{"fooBar":4,"foo_bar":3}"#, #"{"a_ſ":5}"#, #"{"_foo_bar_":6}"#, #"{"foo__bar":7}"#,
-            #"{"foo_\u0062ar":8}"#, #"{"a_s":9,"a_ſ":10}"#,
+            #"{"foo_\u0062ar":8}"#, #"{"a_s":9,"a_ſ":10}"#, #"{"e\u0301_a":11}"#, #"{"é_a":12}"#, "{\"e\u{301}_a\":13}",
+            #"{"é_a":14,"e\u0301_a":15}"#,
         ] {
             expectSame(RSnake.self, json) { $0.keyDecodingStrategy = .convertFromSnakeCase }
             expectSame(RProbe.self, json) {
                 $0.keyDecodingStrategy = .convertFromSnakeCase
-                $0.userInfo[RProbe.keys] = ["aSs", "kA", "fooBar", "aS", "aſ", "a\u{17F}"]
+                $0.userInfo[RProbe.keys] = ["aSs", "kA", "fooBar", "aS", "aſ", "a\u{17F}", "éA", "e\u{301}A"]
             }
         }
     }
@@ -316,6 +350,41 @@ private struct RSnake: Codable, Equatable {
         }
     }
 
+    /// Arrays of the scalars that `unwrap` has no case of its own for, and of types that read less than their value.
+    @Test func arraysOfOtherScalarsAndOfTypesThatReadNothing() {
+        let documents = [
+            "[1, 2.5, -3]", "[1e39]", "[-1e-50]", "[300]", "[-1]", "[1, null]", "[true, 1]", "[\"AQID\"]",
+            "[\"https://example.com/a b\"]", "[\"2024-01-02T03:04:05Z\"]", "[1700000000]", "[12345678901234567890]",
+            "[[1], \"]\", {\"a\": \"}\"}, null]", "[{}]", "[]", "[\"x\", [\"\\\"]\"]]",
+        ]
+        for json in documents {
+            expectSame([Float].self, json)
+            expectSame([Int8].self, json)
+            expectSame([UInt].self, json)
+            expectSame([Bool].self, json)
+            expectSame([Decimal].self, json)
+            expectSame([Date].self, json)
+            expectSame([Date].self, json) { $0.dateDecodingStrategy = .iso8601 }
+            expectSame([Date].self, json) { $0.dateDecodingStrategy = .secondsSince1970 }
+            expectSame([Data].self, json)
+            expectSame([Data].self, json) { $0.dataDecodingStrategy = .deferredToData }
+            expectSame([URL].self, json)
+            expectSame([[UInt8]].self, "[" + json + "]")
+            expectSame([REmpty].self, json)
+            expectSame([RIgnoring].self, json)
+            expectSame([[RIgnoring]].self, "[" + json + "," + json + "]")
+        }
+    }
+
+    @Test func collectionsThroughSuperDecodersOfPresentAndMissingKeys() {
+        for json in [#"{"present":[{"x":1,"y":2}]}"#, #"{"present":[[1],[2]]}"#, #"{"present":null}"#,
+            #"{"present":{"a":[1]}}"#, #"{"present":[{"x":1}]}"#, #"{"present":[]}"#, #"{"present":[null]}"#]
+        {
+            expectSame(RSuper.self, json)
+            expectSame([RSuper].self, "[" + json + "]")
+        }
+    }
+
     // MARK: 2. The scanner's plain members
 
     /// The value of each element's member `id`, from its tree: where it is an object that has that key once, stored
@@ -343,7 +412,7 @@ private struct RSnake: Codable, Equatable {
         for _ in 0..<6000 {
             let eol = Bool.random(using: &random) ? "\r\n" : "\n"
             // A template of members, repeated with small changes, so that openings repeat.
-            let template = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+            let template = (0..<(Int.random(in: 0..<10, using: &random) == 0 ? 18 : Int.random(in: 1...5, using: &random))).map { _ in
                 (keys.randomElement(using: &random)!, spaces.randomElement(using: &random)!,
                  spaces.randomElement(using: &random)!, spaces.randomElement(using: &random)!)
             }
