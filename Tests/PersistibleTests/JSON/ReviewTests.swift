@@ -121,7 +121,7 @@ private struct RSnake: Codable, Equatable {
         }
     }
 
-    private func expectSame<T: Decodable>(
+    func expectSame<T: Decodable>(
         _ type: T.Type, _ data: Data, _ configure: (JSONDecoder) -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -135,7 +135,7 @@ private struct RSnake: Codable, Equatable {
         )
     }
 
-    private func expectSame<T: Decodable>(
+    func expectSame<T: Decodable>(
         _ type: T.Type, _ json: String, _ configure: (JSONDecoder) -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -533,4 +533,36 @@ private enum ReviewEnum: Codable, Hashable, Persistible { case a }
 private final class ReviewClass: Codable, Hashable, Persistible {
     static func == (lhs: ReviewClass, rhs: ReviewClass) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
+}
+
+/// A tree, which decodes as deep as its document nests.
+private struct RNode: Decodable, CustomStringConvertible {
+    var children: [RNode]
+
+    var description: String {
+        var depth = 1
+        var node = self
+        while let next = node.children.first {
+            depth += 1
+            node = next
+        }
+        return "RNode(depth: \(depth))"
+    }
+}
+
+extension ReviewTests {
+    /// Foundation refuses documents nested more than 512 deep as not valid JSON; the direct decoder decodes them
+    /// (and, thousands deep, overflows the stack in a recursive type's decoding, where Foundation throws).
+    @Test func documentsNestedDeeperThanFoundationReadsAreNotValidJSON() {
+        for levels in [10, 255, 256] {
+            let json = String(repeating: "{\"children\":[", count: levels) + String(repeating: "]}", count: levels)
+            expectSame(RNode.self, json)
+        }
+        for levels in [257, 300] {
+            let json = String(repeating: "{\"children\":[", count: levels) + String(repeating: "]}", count: levels)
+            withKnownIssue("The direct decoder has no depth limit; Foundation's is 512") {
+                expectSame(RNode.self, json)
+            }
+        }
+    }
 }
