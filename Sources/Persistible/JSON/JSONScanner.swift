@@ -17,6 +17,8 @@ struct JSONScanner {
     private var checksText = false
     /// What opened the plain member at each place of the last record that had one there, for `plainMember`.
     private var memberOpenings: [MemberOpening] = []
+    /// How many containers may be open at once before the bytes are not read as JSON at all.
+    private var maximumDepth = Int.max
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -193,7 +195,11 @@ struct JSONScanner {
     /// Whether `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if in any Unicode form.
     /// A decoder may then walk the bytes without checking their grammar again, though not yet their UTF-8.
     static func isStrictJSON(_ data: Data) -> Bool {
-        !data.starts(with: [0xEF, 0xBB, 0xBF]) && valueRange(of: data) != nil
+        !data.starts(with: [0xEF, 0xBB, 0xBF]) && reading(data, { scanner in
+            // No deeper than Foundation reads (it throws beyond 512), which also bounds the decoder's recursion.
+            scanner.maximumDepth = 512
+            return scanner.value()
+        }) != nil
     }
 
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
@@ -694,6 +700,7 @@ struct JSONScanner {
             if expectsValue {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard depth < maximumDepth else { return false }
                     if depth >= 64 { deeper.append(objects >> 63) }
                     objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
                     depth += 1

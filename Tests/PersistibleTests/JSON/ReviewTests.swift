@@ -551,18 +551,35 @@ private struct RNode: Decodable, CustomStringConvertible {
 }
 
 extension ReviewTests {
-    /// Foundation refuses documents nested more than 512 deep as not valid JSON; the direct decoder decodes them
-    /// (and, thousands deep, overflows the stack in a recursive type's decoding, where Foundation throws).
+    /// Foundation refuses documents nested more than 512 deep as not valid JSON; so does the direct decoder, which
+    /// decoded them before, and thousands deep overflowed the stack in a recursive type's decoding (20,000 levels
+    /// here, a crash of the test process without the limit).
     @Test func documentsNestedDeeperThanFoundationReadsAreNotValidJSON() {
-        for levels in [10, 255, 256] {
+        for levels in [10, 255, 256, 257, 300, 20_000] {
             let json = String(repeating: "{\"children\":[", count: levels) + String(repeating: "]}", count: levels)
             expectSame(RNode.self, json)
         }
-        for levels in [257, 300] {
-            let json = String(repeating: "{\"children\":[", count: levels) + String(repeating: "]}", count: levels)
-            withKnownIssue("The direct decoder has no depth limit; Foundation's is 512") {
-                expectSame(RNode.self, json)
-            }
+    }
+}
+
+/// A record type that nests as deep as its file does.
+private struct DeepTree: Codable, Hashable, Persistible {
+    var children: [DeepTree]
+}
+
+extension ReviewTests {
+    /// A file nested 20,000 deep, as a hand edit or another program could write it: a load and a save beside it
+    /// throw as Foundation's decoder does, leave the bytes as they were and no temporary, and crash nothing.
+    @Test func aFileNestedDeeperThanFoundationReadsIsAnErrorNotACrash() throws {
+        try inTemporaryDirectory { directory in
+            let levels = 20_000
+            let nested = String(repeating: "{\"children\":[", count: levels) + String(repeating: "]}", count: levels)
+            let bytes = Data("[\(nested)]".utf8)
+            try bytes.write(to: DeepTree.archiveUrl)
+            #expect(persistenceError { _ = try DeepTree.loadListFromFile() } != nil)
+            #expect(persistenceError { try DeepTree(children: []).saveToFile() } != nil)
+            #expect(try Data(contentsOf: DeepTree.archiveUrl) == bytes)
+            #expect(try directory.temporaries().isEmpty)
         }
     }
 }
