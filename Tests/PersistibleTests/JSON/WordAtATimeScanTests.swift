@@ -209,7 +209,7 @@ import Testing
 
 /// The value of each element's member `id`, from its tree: where it is an object that has that key once, stored
 /// without escapes, and no key stored with one.
-private func idMembers(in data: Data, at ranges: [Range<Int>]) -> [Range<Int>?] {
+func idMembers(in data: Data, at ranges: [Range<Int>]) -> [Range<Int>?] {
     ranges.map { range in
         guard case .object(let members, _)? = JSONTree.parse(data, at: range),
             !members.contains(where: { data[$0.keyRange].contains(UInt8(ascii: "\\")) })
