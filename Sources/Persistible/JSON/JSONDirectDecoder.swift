@@ -563,7 +563,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try Self.forEachMember(of: source, at: offset) { key, escaped, value in
             var (fingerprint, highBits) = fingerprintOf(source.bytes(in: key))
             let name = try source.readKey(key, plain: !escaped && highBits == 0)
-            // Unescaped or converted, a key keeps every byte outside ASCII that its spelling has.
+            // A key is compared by its name where it has one (unescaped or converted): the name's bytes count.
             if var name { (fingerprint, highBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) } }
             anyHighBits |= highBits
             members.list.append(ObjectMember(characters: key, value: value, fingerprint: fingerprint, name: name))
