@@ -7,12 +7,19 @@ import Testing
 /// decodes none of them but the last, which shows where the identity is stored: what makes an append in a
 /// command-line call cost the file's scan and write rather than its decode.
 @Suite struct IdentitiesOnlyTests {
-    @Test func aColdAppendDecodesOnlyTheLastRecordAndWritesWhatAWholeEncodingWrites() throws {
-        let decodes = Counter()
+    /// Runs `body` in a temporary directory whose file holds records 1 to 100, which this process has not cached,
+    /// with them and a counter for `DecodeCounted.decodes`.
+    private func withHundredRecordsNotCached(_ body: (inout [DecodeCounted], Counter) throws -> Void) throws {
         try inTemporaryDirectory { _ in
             var records = (1...100).map { DecodeCounted(id: $0, name: "number \($0)") }
             try records.saveToFile()
             DecodeCounted.clearArchiveCache()
+            try body(&records, Counter())
+        }
+    }
+
+    @Test func aColdAppendDecodesOnlyTheLastRecordAndWritesWhatAWholeEncodingWrites() throws {
+        try withHundredRecordsNotCached { records, decodes in
             try DecodeCounted.$decodes.withValue(decodes) { () throws in
                 #expect(try DecodeCounted(id: 101, name: "new").saveToFile())
                 #expect(decodes.value == 1)
@@ -39,11 +46,7 @@ import Testing
     /// last, once, which shows where identities are stored), copy the others as stored, and write what the same
     /// changes on decoded records write; in this process too, after an append.
     @Test func aColdEditAndRemovalDecodeOnlyTheRecordsTheyChange() throws {
-        let decodes = Counter()
-        try inTemporaryDirectory { _ in
-            var records = (1...100).map { DecodeCounted(id: $0, name: "number \($0)") }
-            try records.saveToFile()
-            DecodeCounted.clearArchiveCache()
+        try withHundredRecordsNotCached { records, decodes in
             try DecodeCounted.$decodes.withValue(decodes) { () throws in
                 #expect(try DecodeCounted(id: 40, name: "forty").saveToFile())
                 #expect(decodes.value == 2)
