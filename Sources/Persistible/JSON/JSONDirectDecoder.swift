@@ -13,10 +13,10 @@ extension JSONDecoder {
     ///
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary, JSONScanner.isStrictJSON(data) else {
-            return try decode(type, from: data)
-        }
-        let source = DirectDecoding(data, decoder: self)
+        guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary,
+            let containers = JSONScanner.containerEnds(ofStrictJSON: data)
+        else { return try decode(type, from: data) }
+        let source = DirectDecoding(data, containers: containers, decoder: self)
         do {
             let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
             return source.needsFoundation ? try decode(type, from: data) : value
@@ -46,10 +46,9 @@ final class DirectDecoding {
     /// The decoder itself: other strategies, the numbers only it converts exactly, keys under `.convertFromSnakeCase`.
     let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
-    /// The last value decoded, so that the container around it skips it without reading it again; and the last
-    /// object whose members were listed, which `unwrap` keeps apart from its members' values.
+    /// The last string or number decoded, so that the container around it skips it without reading it again.
     @exclusivity(unchecked) var lastValueRead = (start: -1, end: 0)
-    @exclusivity(unchecked) var lastObjectListed = (start: -1, end: 0)
+    @exclusivity(unchecked) private var containers: ContainerEnds
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
@@ -57,7 +56,7 @@ final class DirectDecoding {
     /// Whether the decode met what it leaves to Foundation, which then decodes the bytes again.
     private(set) var needsFoundation = false
 
-    init(_ data: Data, decoder: JSONDecoder) {
+    init(_ data: Data, containers: ContainerEnds, decoder: JSONDecoder) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
         data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
         nullValue = data.count
@@ -66,6 +65,7 @@ final class DirectDecoding {
         dates = decoder.dateDecodingStrategy
         keys = decoder.keyDecodingStrategy
         foundation = decoder
+        self.containers = containers
     }
 
     deinit {
@@ -140,11 +140,7 @@ final class DirectDecoding {
         {
             return try collection.decode(from: self, at: offset, node: node) as! T
         }
-        let parentListed = lastObjectListed
-        let value = try T(from: DirectDecoder(source: self, offset: offset, node: node))
-        if lastObjectListed.start == offset { lastValueRead = lastObjectListed }
-        lastObjectListed = parentListed
-        return value
+        return try T(from: DirectDecoder(source: self, offset: offset, node: node))
     }
 
     /// The array at `offset`, read as `Array.init(from:)` reads it, without a container for each element.
@@ -159,7 +155,6 @@ final class DirectDecoding {
             index = skipWhitespace(from: endOfValue(at: index))
             if bytes[index] == UInt8(ascii: ",") { index = skipWhitespace(from: index + 1) }
         }
-        lastValueRead = (offset, index + 1)
         return elements
     }
 
@@ -358,23 +353,7 @@ final class DirectDecoding {
         case UInt8(ascii: "\""):
             return stringCharacters(at: offset).characters.upperBound + 1
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = offset
-            while true {
-                index = endOfPlainBytes(from: index)
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index = stringCharacters(at: index).characters.upperBound
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default:
-                    break
-                }
-                index += 1
-            }
+            return containers.end(ofContainerAt: offset)
         case UInt8(ascii: "t"), UInt8(ascii: "n"):
             return offset + 4
         case UInt8(ascii: "f"):
@@ -387,18 +366,6 @@ final class DirectDecoding {
                 index += 1
             }
             return index
-        }
-    }
-
-    /// Where the bytes from `index` that open, close and quote nothing end, a word at a time while a whole word
-    /// remains; perhaps sooner, for the byte-by-byte loop to read on.
-    private func endOfPlainBytes(from index: Int) -> Int {
-        JSONScanner.endOfWords(in: bytes, from: index) { word in
-            // Brackets and braces differ in one bit, cleared; then each of the bytes sought becomes a zero byte.
-            let folded = word & 0xDFDF_DFDF_DFDF_DFDF
-            return JSONScanner.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
-                | JSONScanner.zeroBytes(in: folded ^ 0x5B5B_5B5B_5B5B_5B5B)
-                | JSONScanner.zeroBytes(in: folded ^ 0x5D5D_5D5D_5D5D_5D5D)
         }
     }
 
@@ -589,8 +556,6 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             index = source.skipWhitespace(from: source.endOfValue(at: value))
             if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
         }
-        source.lastValueRead = (offset, index + 1)
-        source.lastObjectListed = (offset, index + 1)
     }
 
     var codingPath: [any CodingKey] { node.path }

@@ -19,6 +19,8 @@ struct JSONScanner {
     private var memberOpenings: [MemberOpening] = []
     /// How many containers may be open at once before the bytes are not read as JSON at all.
     private var maximumDepth = Int.max
+    /// Where each container met ends, if asked for.
+    private var containerEnds: ContainerEnds?
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -192,14 +194,17 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// Whether `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if in any Unicode form.
-    /// A decoder may then walk the bytes without checking their grammar again, though not yet their UTF-8.
-    static func isStrictJSON(_ data: Data) -> Bool {
-        !data.starts(with: [0xEF, 0xBB, 0xBF]) && reading(data, { scanner in
+    /// Where each container ends, if `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if
+    /// in any Unicode form. A decoder may then walk the bytes without checking their grammar again, though not yet
+    /// their UTF-8, and skip a container without walking it.
+    static func containerEnds(ofStrictJSON data: Data) -> ContainerEnds? {
+        guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { return nil }
+        return reading(data) { scanner in
             // No deeper than Foundation reads (it throws beyond 512), which also bounds the decoder's recursion.
             scanner.maximumDepth = 512
-            return scanner.value()
-        }) != nil
+            scanner.containerEnds = ContainerEnds()
+            return scanner.value() == nil ? nil : scanner.containerEnds
+        }
     }
 
     /// The string that a JSON string's characters spell, inside the quotes and escapes as stored; `nil` if they
@@ -688,6 +693,7 @@ struct JSONScanner {
         var deeper: [UInt64] = []
         var depth = 0
         func pop() {
+            containerEnds?.close(at: position)
             depth -= 1
             objects = objects >> 1 | (depth >= 64 ? deeper.removeLast() << 63 : 0)
         }
@@ -701,6 +707,7 @@ struct JSONScanner {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard depth < maximumDepth else { return false }
+                    containerEnds?.open(at: position)
                     if depth >= 64 { deeper.append(objects >> 63) }
                     objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
                     depth += 1
@@ -943,4 +950,36 @@ private func isDigit(_ byte: UInt8) -> Bool {
 
 private func isHexDigit(_ byte: UInt8) -> Bool {
     isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+}
+
+/// Where each container of a document ends, in the order they open: found by the scan that checks the document, so
+/// that a decoder skips a container without walking it again.
+struct ContainerEnds {
+    private var containers: [(start: Int, end: Int)] = []
+    private var open: [Int] = []
+    private var lastFound = 0
+
+    fileprivate mutating func open(at offset: Int) {
+        open.append(containers.count)
+        containers.append((offset, 0))
+    }
+
+    fileprivate mutating func close(at end: Int) {
+        containers[open.removeLast()].end = end
+    }
+
+    /// Where the container that opens at `offset` ends.
+    mutating func end(ofContainerAt offset: Int) -> Int {
+        // A step at a time from the last found, for the few steps a decoder usually takes; by halves beyond them.
+        var (index, steps, low, high) = (lastFound, 0, 0, containers.count - 1)
+        while containers[index].start != offset, steps < 16 {
+            (index, steps) = (index + (containers[index].start < offset ? 1 : -1), steps + 1)
+        }
+        while containers[index].start != offset {
+            index = (low + high + 1) / 2
+            if containers[index].start <= offset { low = index } else { high = index - 1 }
+        }
+        lastFound = index
+        return containers[index].end
+    }
 }
