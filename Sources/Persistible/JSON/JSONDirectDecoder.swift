@@ -14,9 +14,9 @@ extension JSONDecoder {
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary,
-            let containers = JSONScanner.containerEnds(ofStrictJSON: data)
+            let map = JSONScanner.map(ofStrictJSON: data)
         else { return try decode(type, from: data) }
-        let source = DirectDecoding(data, containers: containers, decoder: self)
+        let source = DirectDecoding(data, map: map, decoder: self)
         do {
             let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
             return source.needsFoundation ? try decode(type, from: data) : value
@@ -48,7 +48,7 @@ final class DirectDecoding {
     private lazy var keyReading = KeyReading(foundation)
     /// The last string or number decoded, so that the container around it skips it without reading it again.
     @exclusivity(unchecked) var lastValueRead = (start: -1, end: 0)
-    @exclusivity(unchecked) private var containers: ContainerEnds
+    @exclusivity(unchecked) var map: DocumentMap
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
@@ -56,7 +56,7 @@ final class DirectDecoding {
     /// Whether the decode met what it leaves to Foundation, which then decodes the bytes again.
     private(set) var needsFoundation = false
 
-    init(_ data: Data, containers: ContainerEnds, decoder: JSONDecoder) {
+    init(_ data: Data, map: DocumentMap, decoder: JSONDecoder) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
         data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
         nullValue = data.count
@@ -65,7 +65,7 @@ final class DirectDecoding {
         dates = decoder.dateDecodingStrategy
         keys = decoder.keyDecodingStrategy
         foundation = decoder
-        self.containers = containers
+        self.map = map
     }
 
     deinit {
@@ -353,7 +353,7 @@ final class DirectDecoding {
         case UInt8(ascii: "\""):
             return stringCharacters(at: offset).characters.upperBound + 1
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            return containers.end(ofContainerAt: offset)
+            return map.end(ofContainerAt: offset)
         case UInt8(ascii: "t"), UInt8(ascii: "n"):
             return offset + 4
         case UInt8(ascii: "f"):
@@ -369,16 +369,13 @@ final class DirectDecoding {
         }
     }
 
-    /// The key that the member spelled `characters` (`plain`: unescaped ASCII) stands for under the key strategy;
-    /// `nil` if it reads as its bytes do.
-    func readKey(_ characters: Range<Int>, plain: Bool) throws -> String? {
-        if case .useDefaultKeys = keys, plain { return nil }
+    /// The key that the member spelled `characters` stands for under the key strategy.
+    func readKey(_ characters: Range<Int>) throws -> String {
         let raw = bytes(in: characters)
-        let escaped = raw.contains(UInt8(ascii: "\\"))
-        let key = plain ? String(decoding: raw, as: UTF8.self) : try text(raw, escaped: escaped)
+        let key = try text(raw, escaped: raw.contains(UInt8(ascii: "\\")))
         switch keys {
         case .useDefaultKeys:
-            return escaped ? key : nil
+            return key
         case .convertFromSnakeCase:
             return keyReading.read(key, at: [])
         default:
@@ -503,7 +500,7 @@ extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Deco
         guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
         var result: [String: Value] = [:]
-        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, _, value in
+        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, value in
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
             // A container lists the first of two members with one key, and numbers in keys as numbers too.
             guard result[name] == nil else { return }
@@ -516,87 +513,75 @@ extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Deco
 
 // MARK: - Keyed containers
 
-/// An object's members, read once; a type's keys are then found by their bytes, from where the last one was found,
-/// as a synthesized `init(from:)` asks for them in the order that it wrote them.
+/// An object's members, found in the document's map in the order they are stored: by their keys' bytes, or where a
+/// key strategy reads them or some key's bytes do not spell it, by the names they stand for.
 struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    private let members: ObjectMembers
-    private var source: DirectDecoding { members.source }
-    private var node: CodingPathNode { members.node }
+    private let source: DirectDecoding
+    private let node: CodingPathNode
+    /// The first member's index in the map's members; -1 for none.
+    private let first: Int
+    /// Each member's key as read, in order, where some key's bytes do not spell it (escaped, or outside ASCII,
+    /// where two spellings may be one key by canonical equivalence) or a key strategy reads them.
+    private let names: [String]?
 
     init(source: DirectDecoding, offset: Int, node: CodingPathNode) throws {
-        let members = ObjectMembers(source: source, node: node)
-        members.list.reserveCapacity(8)
-        var anyHighBits: UInt8 = 0
-        try Self.forEachMember(of: source, at: offset) { key, escaped, value in
-            var (fingerprint, highBits) = fingerprintOf(source.bytes(in: key))
-            let name = try source.readKey(key, plain: !escaped && highBits == 0)
-            // A key is compared by its name where it has one (unescaped or converted): the name's bytes count.
-            if var name { (fingerprint, highBits) = name.withUTF8 { fingerprintOf(UnsafeRawBufferPointer($0)) } }
-            anyHighBits |= highBits
-            members.list.append(ObjectMember(characters: key, value: value, fingerprint: fingerprint, name: name))
+        (self.source, self.node) = (source, node)
+        let plainKeys: Bool
+        (first, plainKeys) = source.map.object(at: offset)
+        guard case .useDefaultKeys = source.keys, plainKeys else {
+            var names: [String] = []
+            try Self.forEachMember(of: source, at: offset) { key, _ in names.append(try source.readKey(key)) }
+            self.names = names
+            return
         }
-        members.comparesStrings = anyHighBits != 0
-        let list = members.list
-        members.mayRepeatKeys = list.count <= 16
-            ? list.indices.contains { index in list[..<index].contains { $0.fingerprint == list[index].fingerprint } }
-            : Set(list.lazy.map { $0.fingerprint }).count < list.count
-        self.members = members
+        names = nil
     }
 
-    /// Calls `body` with each member's key characters, whether any is escaped, and its value's offset, in order.
+    /// Calls `body` with each member's key characters and its value's offset, in order.
     static func forEachMember(
-        of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Bool, Int) throws -> Void
+        of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Int) throws -> Void
     ) throws {
-        var index = source.skipWhitespace(from: offset + 1)
-        while source.bytes[index] != UInt8(ascii: "}") {
-            let (characters, escaped) = source.stringCharacters(at: index)
-            index = source.skipWhitespace(from: characters.upperBound + 1)
-            let value = source.skipWhitespace(from: index + 1)
-            try body(characters, escaped, value)
-            index = source.skipWhitespace(from: source.endOfValue(at: value))
-            if source.bytes[index] == UInt8(ascii: ",") { index = source.skipWhitespace(from: index + 1) }
+        var index = source.map.object(at: offset).firstMember
+        while index >= 0 {
+            let member = source.map.members[index]
+            try body(member.key, member.value)
+            index = member.next
         }
     }
 
     var codingPath: [any CodingKey] { node.path }
 
     var allKeys: [Key] {
-        var seen = Set<String>()
-        return members.list.compactMap { member in
-            let name = self.name(of: member)
-            return seen.insert(name).inserted ? Key(stringValue: name) : nil
+        var (seen, keys, index, position) = (Set<String>(), [Key](), first, 0)
+        while index >= 0 {
+            let member = source.map.members[index]
+            let name = name(at: position, member.key)
+            if seen.insert(name).inserted, let key = Key(stringValue: name) { keys.append(key) }
+            (index, position) = (member.next, position + 1)
         }
+        return keys
     }
 
-    private func name(of member: ObjectMember) -> String {
-        member.name ?? String(decoding: source.bytes[member.characters], as: UTF8.self)
+    private func name(at position: Int, _ key: Range<Int>) -> String {
+        names?[position] ?? String(decoding: source.bytes(in: key), as: UTF8.self)
     }
 
-    private func bytesMatch(_ member: ObjectMember, _ key: UnsafeRawBufferPointer) -> Bool {
-        guard var name = member.name else { return sameBytes(source.bytes(in: member.characters), key) }
-        return name.withUTF8 { sameBytes(UnsafeRawBufferPointer($0), key) }
-    }
-
-    /// Where the value of `key` starts; `nil` if no member has it.
+    /// Where the value of `key` starts; `nil` if no member has it. The first of two members with one key, as in
+    /// Foundation; from the first member on, since most objects have few.
     private func valueOffset(of key: some CodingKey) -> Int? {
         let name = key.stringValue
         var wanted = name
         return wanted.withUTF8 { utf8 in
-            let keyBytes = UnsafeRawBufferPointer(utf8)
-            let list = members.list
-            let (fingerprint, highBits) = fingerprintOf(keyBytes)
-            if members.comparesStrings || highBits != 0 {
-                return list.first { self.name(of: $0) == name }?.value
-            }
-            // From the last found: asked again, as `decodeIfPresent` does, or the next one, as `init(from:)` does.
-            let start = members.mayRepeatKeys ? 0 : members.lastFound
-            var index = start
-            for _ in list.indices {
-                if list[index].fingerprint == fingerprint, bytesMatch(list[index], keyBytes) {
-                    members.lastFound = index
-                    return list[index].value
-                }
-                index = index + 1 == list.count ? 0 : index + 1
+            let wantedBytes = UnsafeRawBufferPointer(utf8)
+            let byName = names != nil || wantedBytes.contains { $0 >= 0x80 }
+            var (index, position) = (first, 0)
+            while index >= 0 {
+                let member = source.map.members[index]
+                let found = byName
+                    ? self.name(at: position, member.key) == name
+                    : member.key.count == utf8.count && sameBytes(source.bytes(in: member.key), wantedBytes)
+                if found { return member.value }
+                (index, position) = (member.next, position + 1)
             }
             return nil
         }
@@ -665,32 +650,6 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 }
 
-private struct ObjectMember {
-    /// Inside the quotes, escapes as stored.
-    var characters: Range<Int>
-    var value: Int
-    var fingerprint: UInt64
-    /// The key, where its bytes do not spell it: escaped, or read by the key strategy.
-    var name: String?
-}
-
-/// A class, so that a copy of the container retains one reference, and the last key found outlives the calls.
-private final class ObjectMembers {
-    let source: DirectDecoding
-    let node: CodingPathNode
-    // Unchecked: no access to them overlaps another, and checking each costs more than the search.
-    @exclusivity(unchecked) var list: [ObjectMember] = []
-    @exclusivity(unchecked) var lastFound = 0
-    /// Keys outside ASCII may be one key in other bytes (canonical equivalence), so they are compared as strings.
-    var comparesStrings = false
-    /// Whether two members may have one key, of which the first is the one Foundation keeps.
-    var mayRepeatKeys = false
-
-    init(source: DirectDecoding, node: CodingPathNode) {
-        (self.source, self.node) = (source, node)
-    }
-}
-
 /// Whether `a` and `b` hold the same bytes, compared a word at a time, which `elementsEqual` cannot.
 func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
@@ -700,18 +659,6 @@ func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool
             == b.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
     }
     return wordsEqual && (words * 8..<a.count).allSatisfy { a[$0] == b[$0] }
-}
-
-/// FNV-1a of a key's bytes, compared before the bytes are, and their high bits, set outside ASCII: also what tells
-/// two stored identities apart (``UndecodedRecords``).
-func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> (fingerprint: UInt64, highBits: UInt8) {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    var highBits: UInt8 = 0
-    for byte in bytes {
-        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        highBits |= byte
-    }
-    return (hash, highBits & 0x80)
 }
 
 // MARK: - Unkeyed containers

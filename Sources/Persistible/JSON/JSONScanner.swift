@@ -19,8 +19,8 @@ struct JSONScanner {
     private var memberOpenings: [MemberOpening] = []
     /// How many containers may be open at once before the bytes are not read as JSON at all.
     private var maximumDepth = Int.max
-    /// Where each container met ends, if asked for.
-    private var containerEnds: ContainerEnds?
+    /// Where the containers and members met lie, if asked for.
+    private var map: DocumentMap?
 
     /// What `read` finds in the one value at `range` of `data`, or in all of it, after a byte order mark, whitespace
     /// around it aside; `nil` if it finds nothing, or bytes follow the value.
@@ -194,16 +194,16 @@ struct JSONScanner {
         reading(data) { $0.value() }
     }
 
-    /// Where each container ends, if `data` holds one JSON value, strictly: without a byte order mark, so in UTF-8 if
-    /// in any Unicode form. A decoder may then walk the bytes without checking their grammar again, though not yet
-    /// their UTF-8, and skip a container without walking it.
-    static func containerEnds(ofStrictJSON data: Data) -> ContainerEnds? {
+    /// Where the containers and members lie, if `data` holds one JSON value, strictly: without a byte order mark, so
+    /// in UTF-8 if in any Unicode form. A decoder may then read the bytes without checking their grammar again,
+    /// though not yet their UTF-8, nor walking them to find its way.
+    static func map(ofStrictJSON data: Data) -> DocumentMap? {
         guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { return nil }
         return reading(data) { scanner in
             // No deeper than Foundation reads (it throws beyond 512), which also bounds the decoder's recursion.
             scanner.maximumDepth = 512
-            scanner.containerEnds = ContainerEnds()
-            return scanner.value() == nil ? nil : scanner.containerEnds
+            scanner.map = DocumentMap(capacityFor: data.count)
+            return scanner.value() == nil ? nil : scanner.map
         }
     }
 
@@ -543,6 +543,17 @@ struct JSONScanner {
         return key
     }
 
+    /// Notes the member that `key` opens where a map is kept; `false` if there is none.
+    private mutating func noteMember(_ key: Range<Int>?) -> Bool {
+        guard let key else { return false }
+        if map != nil {
+            skipWhitespace()
+            let plain = bytes[key].allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "\\") }
+            map?.member(key: key, value: position, plain: plain)
+        }
+        return true
+    }
+
     /// What a key is to the one sought.
     private enum KeyComparison {
         case sought, other, escaped
@@ -693,7 +704,7 @@ struct JSONScanner {
         var deeper: [UInt64] = []
         var depth = 0
         func pop() {
-            containerEnds?.close(at: position)
+            map?.close(at: position)
             depth -= 1
             objects = objects >> 1 | (depth >= 64 ? deeper.removeLast() << 63 : 0)
         }
@@ -707,7 +718,7 @@ struct JSONScanner {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard depth < maximumDepth else { return false }
-                    containerEnds?.open(at: position)
+                    map?.open(at: position)
                     if depth >= 64 { deeper.append(objects >> 63) }
                     objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
                     depth += 1
@@ -715,7 +726,7 @@ struct JSONScanner {
                     skipWhitespace()
                     // `]` and `}` follow `[` and `{` but one in ASCII.
                     guard current == byte + 2 else {
-                        if byte == UInt8(ascii: "{"), key(.keyOrEnd) == nil { return false }
+                        if byte == UInt8(ascii: "{"), !noteMember(key(.keyOrEnd)) { return false }
                         continue
                     }
                     position += 1
@@ -741,7 +752,7 @@ struct JSONScanner {
             let inObject = objects & 1 != 0
             if byte == UInt8(ascii: ",") {
                 position += 1
-                if inObject, key() == nil { return false }
+                if inObject, !noteMember(key()) { return false }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
@@ -952,24 +963,73 @@ private func isHexDigit(_ byte: UInt8) -> Bool {
     isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
 }
 
-/// Where each container of a document ends, in the order they open: found by the scan that checks the document, so
-/// that a decoder skips a container without walking it again.
-struct ContainerEnds {
-    private var containers: [(start: Int, end: Int)] = []
+/// Where the containers of a document end and its objects' members lie, found by the scan that checks it: a decoder
+/// reads values from it without walking the bytes around them.
+struct DocumentMap {
+    private struct Container {
+        let start: Int
+        var end = 0
+        var firstMember = -1
+        var lastMember = -1
+        /// Whether every key's bytes spell it: ASCII, unescaped.
+        var plainKeys = true
+    }
+
+    /// A member's key characters, as stored, where its value starts, and which member follows it in its object.
+    struct Member {
+        let key: Range<Int>
+        let value: Int
+        var next = -1
+    }
+
+    /// In the order they open.
+    private var containers: [Container] = []
+    /// In the order they appear, the members of an object chained among those of the objects in it.
+    private(set) var members: [Member] = []
     private var open: [Int] = []
     private var lastFound = 0
 
+    /// Room for the containers and members that a document of `size` bytes usually holds, which costs no memory
+    /// until used: growing by copies cost more than the members' reading.
+    fileprivate init(capacityFor size: Int) {
+        containers.reserveCapacity(size / 64)
+        members.reserveCapacity(size / 16)
+    }
+
     fileprivate mutating func open(at offset: Int) {
         open.append(containers.count)
-        containers.append((offset, 0))
+        containers.append(Container(start: offset))
     }
 
     fileprivate mutating func close(at end: Int) {
         containers[open.removeLast()].end = end
     }
 
+    fileprivate mutating func member(key: Range<Int>, value: Int, plain: Bool) {
+        let object = open[open.count - 1]
+        containers[object].plainKeys = containers[object].plainKeys && plain
+        if containers[object].lastMember < 0 {
+            containers[object].firstMember = members.count
+        } else {
+            members[containers[object].lastMember].next = members.count
+        }
+        containers[object].lastMember = members.count
+        members.append(Member(key: key, value: value))
+    }
+
     /// Where the container that opens at `offset` ends.
     mutating func end(ofContainerAt offset: Int) -> Int {
+        containers[index(ofContainerAt: offset)].end
+    }
+
+    /// The first member of the object that opens at `offset`, an index of `members` (-1 if it has none), and
+    /// whether every key's bytes spell it.
+    mutating func object(at offset: Int) -> (firstMember: Int, plainKeys: Bool) {
+        let object = containers[index(ofContainerAt: offset)]
+        return (object.firstMember, object.plainKeys)
+    }
+
+    private mutating func index(ofContainerAt offset: Int) -> Int {
         // A step at a time from the last found, for the few steps a decoder usually takes; by halves beyond them.
         var (index, steps, low, high) = (lastFound, 0, 0, containers.count - 1)
         while containers[index].start != offset, steps < 16 {
@@ -980,6 +1040,6 @@ struct ContainerEnds {
             if containers[index].start <= offset { low = index } else { high = index - 1 }
         }
         lastFound = index
-        return containers[index].end
+        return index
     }
 }

@@ -289,7 +289,7 @@ struct UndecodedRecords: Sendable {
 
     /// The hash of this identity spelled the one way, which every record that may have it stores.
     func hash(of key: AnyHashable) -> UInt64? {
-        spell(key)?.withUnsafeBytes { fingerprintOf($0).fingerprint }
+        spell(key)?.withUnsafeBytes { fingerprintOf($0) }
     }
 
     /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
@@ -338,7 +338,7 @@ extension Archive {
                 if spelledTheOneWay, let member = record.member,
                     case let stored = UnsafeRawBufferPointer(rebasing: buffer[member]), kind.isOnly(stored)
                 {
-                    hashes.append(fingerprintOf(stored).fingerprint)
+                    hashes.append(fingerprintOf(stored))
                 } else {
                     spelledTheOneWay = false
                 }
@@ -638,4 +638,11 @@ extension Archive {
         attempts.insert(attempt(as: typeName, failingWith: currentFailure!), at: 0)
         return .failure(VersionMismatch(record: index, attempts: attempts))
     }
+}
+
+/// FNV-1a of an identity's bytes: what tells two stored identities apart before their bytes are compared.
+private func fingerprintOf(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
 }
