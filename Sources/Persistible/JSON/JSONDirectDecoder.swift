@@ -149,6 +149,7 @@ final class DirectDecoding {
     ) throws -> [Element] {
         try DirectDecoder(source: self, offset: offset, node: node).checkContainer(opening: UInt8(ascii: "["))
         var elements: [Element] = []
+        elements.reserveCapacity(map.count(ofArrayAt: offset))
         var index = skipWhitespace(from: offset + 1)
         while bytes[index] != UInt8(ascii: "]") {
             elements.append(try unwrap(type, at: index, parent: node, key: DirectCodingKey(intValue: elements.count)))
@@ -651,6 +652,7 @@ struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 }
 
 /// Whether `a` and `b` hold the same bytes, compared a word at a time, which `elementsEqual` cannot.
+@inline(__always)
 func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
     let words = a.count / 8

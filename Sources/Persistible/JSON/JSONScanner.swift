@@ -726,6 +726,7 @@ struct JSONScanner {
                     skipWhitespace()
                     // `]` and `}` follow `[` and `{` but one in ASCII.
                     guard current == byte + 2 else {
+                        if byte == UInt8(ascii: "["), map != nil { map?.element() }
                         if byte == UInt8(ascii: "{"), !noteMember(key(.keyOrEnd)) { return false }
                         continue
                     }
@@ -753,6 +754,7 @@ struct JSONScanner {
             if byte == UInt8(ascii: ",") {
                 position += 1
                 if inObject, !noteMember(key()) { return false }
+                if !inObject, map != nil { map?.element() }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
@@ -971,6 +973,8 @@ struct DocumentMap {
         var end = 0
         var firstMember = -1
         var lastMember = -1
+        /// An array's elements.
+        var count = 0
         /// Whether every key's bytes spell it: ASCII, unescaped.
         var plainKeys = true
     }
@@ -1007,7 +1011,7 @@ struct DocumentMap {
 
     fileprivate mutating func member(key: Range<Int>, value: Int, plain: Bool) {
         let object = open[open.count - 1]
-        containers[object].plainKeys = containers[object].plainKeys && plain
+        if !plain { containers[object].plainKeys = false }
         if containers[object].lastMember < 0 {
             containers[object].firstMember = members.count
         } else {
@@ -1015,6 +1019,15 @@ struct DocumentMap {
         }
         containers[object].lastMember = members.count
         members.append(Member(key: key, value: value))
+    }
+
+    fileprivate mutating func element() {
+        containers[open[open.count - 1]].count += 1
+    }
+
+    /// How many elements the array that opens at `offset` holds.
+    mutating func count(ofArrayAt offset: Int) -> Int {
+        containers[index(ofContainerAt: offset)].count
     }
 
     /// Where the container that opens at `offset` ends.

@@ -22,12 +22,16 @@ import Testing
         }
     }
 
-    @Test func everyObjectListsItsOwnMembersInOrderWithTheirValues() throws {
+    @Test func everyObjectListsItsOwnMembersInOrderWithTheirValuesAndEveryArrayCountsItsElements() throws {
         var generator = SplitMix64(seed: 0x0B1E)
         for _ in 0..<40 {
             let document = Data(Self.value(depth: 0, using: &generator).utf8)
             var map = try #require(JSONScanner.map(ofStrictJSON: document))
-            for (span, count) in Self.containerSpans(in: document) where document[span.lowerBound] == UInt8(ascii: "{") {
+            for (span, count) in Self.containerSpans(in: document) {
+                guard document[span.lowerBound] == UInt8(ascii: "{") else {
+                    #expect(map.count(ofArrayAt: span.lowerBound) == count)
+                    continue
+                }
                 var (index, keys) = (map.object(at: span.lowerBound).firstMember, [String]())
                 while index >= 0 {
                     let member = map.members[index]
