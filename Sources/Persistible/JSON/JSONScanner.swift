@@ -198,7 +198,7 @@ struct JSONScanner {
     /// in UTF-8 if in any Unicode form. A decoder may then read the bytes without checking their grammar again,
     /// though not yet their UTF-8, nor walking them to find its way.
     static func map(ofStrictJSON data: Data) -> DocumentMap? {
-        guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { return nil }
+        guard !data.starts(with: [0xEF, 0xBB, 0xBF]), data.count < Int32.max else { return nil }
         return reading(data) { scanner in
             // No deeper than Foundation reads (it throws beyond 512), which also bounds the decoder's recursion.
             scanner.maximumDepth = 512
@@ -966,24 +966,33 @@ private func isHexDigit(_ byte: UInt8) -> Bool {
 }
 
 /// Where the containers of a document end and its objects' members lie, found by the scan that checks it: a decoder
-/// reads values from it without walking the bytes around them.
+/// reads values from it without walking the bytes around them. Offsets and places take 32 bits, which halves the
+/// memory a load touches; a document of 2 GiB or more gets no map.
 struct DocumentMap {
     private struct Container {
-        let start: Int
-        var end = 0
-        var firstMember = -1
-        var lastMember = -1
+        let start: UInt32
+        var end: UInt32 = 0
+        var firstMember: Int32 = -1
+        var lastMember: Int32 = -1
         /// An array's elements.
-        var count = 0
+        var count: UInt32 = 0
         /// Whether every key's bytes spell it: ASCII, unescaped.
         var plainKeys = true
     }
 
     /// A member's key characters, as stored, where its value starts, and which member follows it in its object.
     struct Member {
-        let key: Range<Int>
-        let value: Int
-        var next = -1
+        private let keyStart, keyEnd, valueStart: UInt32
+        fileprivate var nextMember: Int32 = -1
+
+        var key: Range<Int> { Int(keyStart)..<Int(keyEnd) }
+        var value: Int { Int(valueStart) }
+        /// -1 after the last.
+        var next: Int { Int(nextMember) }
+
+        fileprivate init(key: Range<Int>, value: Int) {
+            (keyStart, keyEnd, valueStart) = (UInt32(key.lowerBound), UInt32(key.upperBound), UInt32(value))
+        }
     }
 
     /// In the order they open.
@@ -997,27 +1006,28 @@ struct DocumentMap {
     /// until used: growing by copies cost more than the members' reading.
     fileprivate init(capacityFor size: Int) {
         containers.reserveCapacity(size / 64)
-        members.reserveCapacity(size / 16)
+        members.reserveCapacity(size / 8)
     }
 
     fileprivate mutating func open(at offset: Int) {
         open.append(containers.count)
-        containers.append(Container(start: offset))
+        containers.append(Container(start: UInt32(offset)))
     }
 
     fileprivate mutating func close(at end: Int) {
-        containers[open.removeLast()].end = end
+        containers[open.removeLast()].end = UInt32(end)
     }
 
     fileprivate mutating func member(key: Range<Int>, value: Int, plain: Bool) {
         let object = open[open.count - 1]
         if !plain { containers[object].plainKeys = false }
+        let member = Int32(members.count)
         if containers[object].lastMember < 0 {
-            containers[object].firstMember = members.count
+            containers[object].firstMember = member
         } else {
-            members[containers[object].lastMember].next = members.count
+            members[Int(containers[object].lastMember)].nextMember = member
         }
-        containers[object].lastMember = members.count
+        containers[object].lastMember = member
         members.append(Member(key: key, value: value))
     }
 
@@ -1027,22 +1037,23 @@ struct DocumentMap {
 
     /// How many elements the array that opens at `offset` holds.
     mutating func count(ofArrayAt offset: Int) -> Int {
-        containers[index(ofContainerAt: offset)].count
+        Int(containers[index(ofContainerAt: offset)].count)
     }
 
     /// Where the container that opens at `offset` ends.
     mutating func end(ofContainerAt offset: Int) -> Int {
-        containers[index(ofContainerAt: offset)].end
+        Int(containers[index(ofContainerAt: offset)].end)
     }
 
     /// The first member of the object that opens at `offset`, an index of `members` (-1 if it has none), and
     /// whether every key's bytes spell it.
     mutating func object(at offset: Int) -> (firstMember: Int, plainKeys: Bool) {
         let object = containers[index(ofContainerAt: offset)]
-        return (object.firstMember, object.plainKeys)
+        return (Int(object.firstMember), object.plainKeys)
     }
 
     private mutating func index(ofContainerAt offset: Int) -> Int {
+        let offset = UInt32(offset)
         // A step at a time from the last found, for the few steps a decoder usually takes; by halves beyond them.
         var (index, steps, low, high) = (lastFound, 0, 0, containers.count - 1)
         while containers[index].start != offset, steps < 16 {
