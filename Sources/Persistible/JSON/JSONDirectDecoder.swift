@@ -128,12 +128,6 @@ final class DirectDecoding {
         if T.self == [Int].self { return try elements(Int.self, at: offset, node: node) as! T }
         if T.self == [Double].self { return try elements(Double.self, at: offset, node: node) as! T }
         if T.self == [String].self { return try elements(String.self, at: offset, node: node) as! T }
-        if T.self == [String: Int].self {
-            return try [String: Int].decode(from: self, at: offset, node: node) as! T
-        }
-        if T.self == [String: String].self {
-            return try [String: String].decode(from: self, at: offset, node: node) as! T
-        }
         // A collection's size first: a cast searches every conformance the first time it meets a type, 0.1 ms or so.
         if MemoryLayout<T>.size == MemoryLayout<[Int]>.size,
             let collection = T.self as? any DirectlyDecodedCollection.Type
@@ -499,6 +493,17 @@ extension Array: DirectlyDecodedCollection where Element: Decodable {
 /// wrong values it names first: Foundation's in the order of its hashing, ours in the document's.
 extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Decodable {
     static func decode(from source: DirectDecoding, at offset: Int, node path: CodingPathNode) throws -> Self {
+        // The usual values in code specialized for them; `unsafeBitCast` where the type is checked.
+        if Value.self == Int.self {
+            return unsafeBitCast(try [String: Int].members(from: source, at: offset, node: path), to: Self.self)
+        }
+        if Value.self == String.self {
+            return unsafeBitCast(try [String: String].members(from: source, at: offset, node: path), to: Self.self)
+        }
+        return try members(from: source, at: offset, node: path)
+    }
+
+    private static func members(from source: DirectDecoding, at offset: Int, node path: CodingPathNode) throws -> Self {
         // Foundation reads a dictionary's keys as spelled under a key strategy: rare enough to leave to it.
         guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
