@@ -522,8 +522,10 @@ extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Deco
 // MARK: - Keyed containers
 
 /// An object's members, found in the document's map in the order they are stored: by their keys' bytes, or where a
-/// key strategy reads them or some key's bytes do not spell it, by the names they stand for.
-struct DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// key strategy reads them or some key's bytes do not spell it, by the names they stand for. A class: the standard
+/// library's box copies the container it holds for each call, which for a struct of three references cost more than
+/// allocating it.
+final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let source: DirectDecoding
     private let node: CodingPathNode
     /// The first member's index in the map's members; -1 for none.
