@@ -9,14 +9,14 @@ import Testing
         var generator = SplitMix64(seed: 0xE7D5)
         for _ in 0..<40 {
             let document = Data(Self.value(depth: 0, using: &generator).utf8)
-            let expected = Self.containerSpans(in: document).map(\.span)
+            let expected = Self.containerRanges(in: document).map(\.range)
             var orders = [expected, expected.reversed(), expected.shuffled(using: &generator)]
             // Far jumps back and forth, beyond the steps taken one at a time.
             orders.append(zip(expected, expected.reversed()).flatMap { [$0, $1] })
             for order in orders {
                 var map = try #require(JSONScanner.map(ofStrictJSON: document))
-                for span in order {
-                    #expect(map.end(ofContainerAt: span.lowerBound) == span.upperBound)
+                for container in order {
+                    #expect(map.end(ofContainerAt: container.lowerBound) == container.upperBound)
                 }
             }
         }
@@ -27,12 +27,12 @@ import Testing
         for _ in 0..<40 {
             let document = Data(Self.value(depth: 0, using: &generator).utf8)
             var map = try #require(JSONScanner.map(ofStrictJSON: document))
-            for (span, count) in Self.containerSpans(in: document) {
-                guard document[span.lowerBound] == UInt8(ascii: "{") else {
-                    #expect(map.count(ofArrayAt: span.lowerBound) == count)
+            for (container, count) in Self.containerRanges(in: document) {
+                guard document[container.lowerBound] == UInt8(ascii: "{") else {
+                    #expect(map.count(ofArrayAt: container.lowerBound) == count)
                     continue
                 }
-                var (index, keys) = (map.object(at: span.lowerBound).firstMember, [String]())
+                var (index, keys) = (map.object(at: container.lowerBound).firstMember, [String]())
                 while index >= 0 {
                     let member = map.members[index]
                     keys.append(String(decoding: document[member.key], as: UTF8.self))
@@ -74,31 +74,31 @@ import Testing
 
     /// Each container's bytes, found by matching brackets outside strings, in the order they open, and how many
     /// members or elements it holds.
-    private static func containerSpans(in document: Data) -> [(span: Range<Int>, count: Int)] {
-        var (spans, open, inString, escaped) = ([(span: Range<Int>, count: Int)](), [Int](), false, false)
+    private static func containerRanges(in document: Data) -> [(range: Range<Int>, count: Int)] {
+        var (containers, open, inString, escaped) = ([(range: Range<Int>, count: Int)](), [Int](), false, false)
         for (offset, byte) in document.enumerated() {
             if inString {
                 (inString, escaped) = (escaped || byte != UInt8(ascii: "\""), !escaped && byte == UInt8(ascii: "\\"))
                 continue
             }
-            if byte == UInt8(ascii: "\""), let index = open.last, spans[index].count == 0 { spans[index].count = 1 }
+            if byte == UInt8(ascii: "\""), let index = open.last, containers[index].count == 0 { containers[index].count = 1 }
             if byte == UInt8(ascii: "\"") {
                 inString = true
             } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
-                if let index = open.last, spans[index].count == 0 { spans[index].count = 1 }
-                open.append(spans.count)
-                spans.append((offset..<offset, 0))
+                if let index = open.last, containers[index].count == 0 { containers[index].count = 1 }
+                open.append(containers.count)
+                containers.append((offset..<offset, 0))
             } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                 let index = open.removeLast()
-                spans[index].span = spans[index].span.lowerBound..<(offset + 1)
+                containers[index].range = containers[index].range.lowerBound..<(offset + 1)
             } else if byte == UInt8(ascii: ","), let index = open.last {
-                spans[index].count += 1
+                containers[index].count += 1
             } else if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\n"), byte != UInt8(ascii: ":"),
-                let index = open.last, spans[index].count == 0
+                let index = open.last, containers[index].count == 0
             {
-                spans[index].count = 1
+                containers[index].count = 1
             }
         }
-        return spans
+        return containers
     }
 }
