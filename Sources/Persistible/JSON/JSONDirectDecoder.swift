@@ -692,11 +692,7 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
 
     var codingPath: [any CodingKey] { node.path }
 
-    var count: Int? {
-        var elements = DirectUnkeyedContainer(source: source, offset: start, node: node)
-        while !elements.isAtEnd { elements.advance() }
-        return elements.currentIndex
-    }
+    var count: Int? { source.map.count(ofArrayAt: start) }
 
     var isAtEnd: Bool { source.bytes[position] == UInt8(ascii: "]") }
 
