@@ -576,6 +576,19 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         names?[position] ?? String(decoding: source.bytes(in: key), as: UTF8.self)
     }
 
+    /// Where each key's first member is, for an object of many: built at the first search past the sixteenth
+    /// member, since searching from the first member each time would make reading them all quadratic.
+    private lazy var firstMembers: [String: Int] = {
+        var (firstMembers, index, position) = ([String: Int](), first, 0)
+        while index >= 0 {
+            let member = source.map.members[index]
+            let name = name(at: position, member.key)
+            if firstMembers[name] == nil { firstMembers[name] = index }
+            (index, position) = (member.next, position + 1)
+        }
+        return firstMembers
+    }()
+
     /// Where the value of `key` starts; `nil` if no member has it. The first of two members with one key, as in
     /// Foundation; from the first member on, since most objects have few.
     private func valueOffset(of key: some CodingKey) -> Int? {
@@ -586,6 +599,8 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             let byName = names != nil || wantedBytes.contains { $0 >= 0x80 }
             var (index, position) = (first, 0)
             while index >= 0 {
+                // Past sixteen members, by name in a table: names compare as plain keys' bytes do.
+                if position == 16 { return firstMembers[name].map { source.map.members[$0].value } }
                 let member = source.map.members[index]
                 let found = byName
                     ? self.name(at: position, member.key) == name

@@ -260,6 +260,47 @@ import Testing
         var café: Int
     }
 
+    /// Past the sixteenth member, where keys are found in a table: the first of two still counts, and keys are
+    /// asked for in any order, plain, escaped or beyond ASCII.
+    @Test func objectsOfManyMembersKeepTheFirstOfTwoKeysWhateverTheOrderAsked() {
+        let members = (0..<40).map { #""k\#($0)":\#($0)"# }
+        let duplicated = "{" + (members + [#""k30":"second""#, #""k3":"second""#]).joined(separator: ",") + "}"
+        expectSame(Reversed.self, duplicated)
+        expectSame(SortedNumbers.self, "{" + members.joined(separator: ",").replacingOccurrences(of: "k", with: "") + "}")
+        expectSame(SortedNumbers.self, #"{"1":1,"1":"x"}"#)
+        let escaped = "{" + (members + [#""k\u0033\u0039":"escaped""#, #""\u212A":"kelvin""#]).joined(separator: ",") + "}"
+        expectSame(Reversed.self, escaped)
+        expectSame(Reversed.self, escaped) { $0.keyDecodingStrategy = .convertFromSnakeCase }
+    }
+
+    /// Reads every key from the last to the first, and then the first again.
+    struct Reversed: Decodable, CustomStringConvertible {
+        var values: [String]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: DirectCodingKey.self)
+            let keys = (0..<40).reversed().map { "k\($0)" } + ["k0", "K", "k39", "missing"]
+            values = try keys.map { key in
+                let key = DirectCodingKey(stringValue: key)
+                guard container.contains(key) else { return "none" }
+                if let text = try? container.decode(String.self, forKey: key) { return text }
+                return String(try container.decode(Int.self, forKey: key))
+            }
+            values.append(container.allKeys.map(\.stringValue).sorted().joined(separator: " "))
+        }
+
+        var description: String { values.joined(separator: ",") }
+    }
+
+    /// A `[Int: Int]`, read by its keyed container's keys, described in the order of its keys.
+    struct SortedNumbers: Decodable, CustomStringConvertible {
+        var description: String
+
+        init(from decoder: any Decoder) throws {
+            description = "\(try [Int: Int](from: decoder).sorted { $0.key < $1.key })"
+        }
+    }
+
     @Test func containersReportWhatFoundationReports() {
         let documents = [
             #"{"list":[1,null,"x",[2],{"k":3}],"object":{"a":1,"b":null},"super":{"s":1},"other":true}"#,
