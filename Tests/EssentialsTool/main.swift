@@ -6,7 +6,7 @@ import Foundation
 import Persistible
 
 // A tool built as a user's would be on Linux, on the package and FoundationEssentials alone: it saves a record,
-// saves another, loads them, and prints the Foundation libraries its process mapped, one a line.
+// saves another, loads them, and prints the Foundation and Dispatch libraries its process mapped, one a line.
 //
 //     PersistibleEssentialsTool DIR
 
@@ -23,6 +23,6 @@ print("loaded", try Note.loadListFromFile().map(\.text).joined(separator: " "))
 let maps = FileManager.default.contents(atPath: "/proc/self/maps") ?? Data()
 let lines = String(decoding: maps, as: UTF8.self).split(separator: "\n")
 let libraries = lines.compactMap { $0.split(separator: "/").last }
-for library in Set(libraries.filter { $0.contains("Foundation") }).sorted() {
+for library in Set(libraries.filter { $0.contains("Foundation") || $0.contains("Dispatch") }).sorted() {
     print(library)
 }

@@ -13,7 +13,9 @@ import Testing
         #expect(lines.first == "loaded one two")
         // The maps were read: the one library of Foundation the tool imports is there.
         #expect(lines.contains("libFoundationEssentials.so"), "\(lines)")
-        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+        // Nor Dispatch's Swift library, 0.13 ms more; its C library, which FoundationEssentials uses, is mapped.
+        let unused = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libswiftDispatch.so"]
+        for library in unused {
             #expect(!lines.contains(library), "\(library) was mapped: \(lines)")
         }
     }
