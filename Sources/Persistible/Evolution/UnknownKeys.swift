@@ -196,8 +196,9 @@ extension Archive {
 final class KeyReading {
     private let decoder: JSONDecoder
     private let strategy: JSONDecoder.KeyDecodingStrategy
-    /// For a strategy only the decoder knows how to apply.
-    private var asked: [String: String] = [:]
+    /// For a strategy only the decoder knows how to apply, by the key as spelled: a dictionary's `String` keys
+    /// are one key for two canonically equivalent spellings, which the strategy may read apart.
+    private var asked: [String: (spelled: String, read: String)] = [:]
 
     init(_ decoder: JSONDecoder) {
         self.decoder = decoder
@@ -219,9 +220,9 @@ final class KeyReading {
             return convert((path + [key]).map(PathKey.init(stringValue:))).stringValue
         default:
             // `.convertFromSnakeCase`, whose algorithm is Foundation's own: ask the decoder.
-            if let known = asked[key] { return known }
+            if let known = asked[key], known.spelled.utf8.elementsEqual(key.utf8) { return known.read }
             let read = (try? JSONEncoder().encode([key: 0])).flatMap { try? decoder.decode(ReadKey.self, from: $0) }
-            asked[key] = read?.key ?? key
+            asked[key] = (key, read?.key ?? key)
             return read?.key ?? key
         }
     }

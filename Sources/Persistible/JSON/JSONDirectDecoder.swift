@@ -741,7 +741,25 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+    /// `nil` at the end or for `null`, moving past either, as Foundation does: the protocol's own default for each
+    /// scalar does not count an element missing at the end, so each is met here.
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try nextIfPresent(type) }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try nextIfPresent(type) }
+
+    private mutating func nextIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard !isAtEnd, source.bytes[position] != UInt8(ascii: "n") else {
             advance()
             return nil

@@ -1055,14 +1055,19 @@ struct DocumentMap {
     private mutating func index(ofContainerAt offset: Int) -> Int {
         let offset = UInt32(offset)
         // A step at a time from the last found, for the few steps a decoder usually takes; by halves beyond them.
-        var (index, steps, low, high) = (lastFound, 0, 0, containers.count - 1)
+        var (index, steps) = (lastFound, 0)
         while containers[index].start != offset, steps < 16 {
             (index, steps) = (index + (containers[index].start < offset ? 1 : -1), steps + 1)
         }
-        while containers[index].start != offset {
-            index = (low + high + 1) / 2
-            if containers[index].start <= offset { low = index } else { high = index - 1 }
+        if containers[index].start != offset {
+            var high = containers.count - 1
+            index = 0
+            while index < high {
+                let middle = (index + high + 1) / 2
+                if containers[middle].start <= offset { index = middle } else { high = middle - 1 }
+            }
         }
+        precondition(containers[index].start == offset, "No container opens at \(offset)")
         lastFound = index
         return index
     }
