@@ -404,8 +404,7 @@ extension MapReviewTests {
     }
 }
 
-
-// MARK: - Differences found (recorded as known issues, so that a fix shows as an unrecorded known issue)
+// MARK: - Differences the review found: two mended, one by design (a known issue)
 
 extension MapReviewTests {
     /// `UnkeyedDecodingContainer.decodeIfPresent` of a scalar at the end: Foundation moves `currentIndex` on, which
