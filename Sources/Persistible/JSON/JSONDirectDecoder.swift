@@ -508,7 +508,9 @@ extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Deco
         guard case .useDefaultKeys = source.keys else { throw source.leaveToFoundation() }
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
         var result: [String: Value] = [:]
-        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, at: offset) { key, value in
+        let first = source.map.object(at: offset).firstMember
+        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, from: first) { _, member in
+            let (key, value) = (member.key, member.value)
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
             // A container lists the first of two members with one key, and numbers in keys as numbers too.
             guard result[name] == nil else { return }
@@ -540,34 +542,34 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         (first, plainKeys) = source.map.object(at: offset)
         guard case .useDefaultKeys = source.keys, plainKeys else {
             var names: [String] = []
-            try Self.forEachMember(of: source, at: offset) { key, _ in names.append(try source.readKey(key)) }
+            try Self.forEachMember(of: source, from: first) { _, member in
+                names.append(try source.readKey(member.key))
+            }
             self.names = names
             return
         }
         names = nil
     }
 
-    /// Calls `body` with each member's key characters and its value's offset, in order.
+    /// Calls `body` with each member from the map's `first` on, in order, and its place among them.
     static func forEachMember(
-        of source: DirectDecoding, at offset: Int, _ body: (Range<Int>, Int) throws -> Void
-    ) throws {
-        var index = source.map.object(at: offset).firstMember
+        of source: DirectDecoding, from first: Int, _ body: (Int, DocumentMap.Member) throws -> Void
+    ) rethrows {
+        var (index, position) = (first, 0)
         while index >= 0 {
             let member = source.map.members[index]
-            try body(member.key, member.value)
-            index = member.next
+            try body(position, member)
+            (index, position) = (member.next, position + 1)
         }
     }
 
     var codingPath: [any CodingKey] { node.path }
 
     var allKeys: [Key] {
-        var (seen, keys, index, position) = (Set<String>(), [Key](), first, 0)
-        while index >= 0 {
-            let member = source.map.members[index]
+        var (seen, keys) = (Set<String>(), [Key]())
+        Self.forEachMember(of: source, from: first) { position, member in
             let name = name(at: position, member.key)
             if seen.insert(name).inserted, let key = Key(stringValue: name) { keys.append(key) }
-            (index, position) = (member.next, position + 1)
         }
         return keys
     }
@@ -576,17 +578,15 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         names?[position] ?? String(decoding: source.bytes(in: key), as: UTF8.self)
     }
 
-    /// Where each key's first member is, for an object of many: built at the first search past the sixteenth
-    /// member, since searching from the first member each time would make reading them all quadratic.
-    private lazy var firstMembers: [String: Int] = {
-        var (firstMembers, index, position) = ([String: Int](), first, 0)
-        while index >= 0 {
-            let member = source.map.members[index]
+    /// Where the value of each key's first member starts, for an object of many: built at the first search past the
+    /// sixteenth member, since searching from the first member each time would make reading them all quadratic.
+    private lazy var firstValues: [String: Int] = {
+        var firstValues: [String: Int] = [:]
+        Self.forEachMember(of: source, from: first) { position, member in
             let name = name(at: position, member.key)
-            if firstMembers[name] == nil { firstMembers[name] = index }
-            (index, position) = (member.next, position + 1)
+            if firstValues[name] == nil { firstValues[name] = member.value }
         }
-        return firstMembers
+        return firstValues
     }()
 
     /// Where the value of `key` starts; `nil` if no member has it. The first of two members with one key, as in
@@ -600,7 +600,7 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             var (index, position) = (first, 0)
             while index >= 0 {
                 // Past sixteen members, by name in a table: names compare as plain keys' bytes do.
-                if position == 16 { return firstMembers[name].map { source.map.members[$0].value } }
+                if position == 16 { return firstValues[name] }
                 let member = source.map.members[index]
                 let found = byName
                     ? self.name(at: position, member.key) == name

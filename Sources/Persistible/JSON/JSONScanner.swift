@@ -726,7 +726,7 @@ struct JSONScanner {
                     skipWhitespace()
                     // `]` and `}` follow `[` and `{` but one in ASCII.
                     guard current == byte + 2 else {
-                        if byte == UInt8(ascii: "["), map != nil { map?.element() }
+                        if byte == UInt8(ascii: "[") { map?.element() }
                         if byte == UInt8(ascii: "{"), !noteMember(key(.keyOrEnd)) { return false }
                         continue
                     }
@@ -754,7 +754,7 @@ struct JSONScanner {
             if byte == UInt8(ascii: ",") {
                 position += 1
                 if inObject, !noteMember(key()) { return false }
-                if !inObject, map != nil { map?.element() }
+                if !inObject { map?.element() }
                 expectsValue = true
             } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
