@@ -461,18 +461,15 @@ extension Archive {
     ) throws(PersistenceError) -> Data {
         // Keys that cannot be told apart cannot be shown to lose none: the decoder leaves the keys of an object no
         // type reads unread, so one holding a lone surrogate reaches here.
-        guard let storedTree = JSONTree.parse(stored, at: storedRange),
-            let knownTree = JSONTree.parse(known, at: knownRange)
+        guard let storedValue = JSONValue.parse(stored, at: storedRange),
+            let knownValue = JSONValue.parse(known, at: knownRange)
         else { throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"])) }
-        let unknown = UnknownKeys(
-            stored: storedTree, known: knownTree, storedBytes: stored, knownBytes: known,
-            keys: keys ?? KeyReading(decoder)
-        )
+        let unknown = UnknownKeys(stored: storedValue, known: knownValue, keys: keys ?? KeyReading(decoder))
         guard !unknown.isEmpty else { return encoding }
-        guard let merged = unknown.carried(
-            into: encoding, storedBytes: stored, knownBytes: known,
-            prettyPrinted: encoder.outputFormatting.contains(.prettyPrinted)
-        ) else { throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position))) }
+        let prettyPrinted = encoder.outputFormatting.contains(.prettyPrinted)
+        guard let merged = unknown.carried(into: encoding, prettyPrinted: prettyPrinted) else {
+            throw failure(.unknownKeysWouldBeLost(keyPaths: unknown.keyPaths(record: position)))
+        }
         return merged
     }
 

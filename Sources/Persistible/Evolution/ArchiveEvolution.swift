@@ -23,8 +23,8 @@ struct DefaultsObject {
     let keys: KeyReading
     private let matchesOtherSpellings: Bool
 
-    init?(_ tree: JSONTree, in encoding: Data, keys: KeyReading) {
-        guard case .object(let members, _) = tree else { return nil }
+    init?(_ value: JSONValue, in encoding: Data, keys: KeyReading) {
+        guard let members = value.members else { return nil }
         self.keys = keys
         self.members = members.map { member in
             Member(
@@ -140,7 +140,7 @@ struct DefaultsObject {
 
 extension Archive {
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
-        JSONTree.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
+        JSONValue.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
     }
 }
 

@@ -86,15 +86,15 @@ extension Archive {
             }
             // A `Decodable`-only old type did not read a top-level key that `current` lacks and without which the
             // record still migrates to `value`. One decode per key; nested keys are not probed.
-            guard let object = JSONTree.parse(record), case .object(let members, _) = object,
-                let currentObject = JSONTree.parse(current), case .object = currentObject
+            guard let object = JSONValue.parse(record), let members = object.members,
+                let currentObject = JSONValue.parse(current), currentObject.members != nil
             else { return current }
             let unread = Set(members.map(\.key)).filter { key in
                 currentObject.member(key) == nil
-                    && (try? migration.decode(object.object(in: record, without: [key]), decoder)) == value
+                    && (try? migration.decode(object.object(without: [key]), decoder)) == value
             }
             guard !unread.isEmpty else { return current }
-            let known = object.object(in: record, without: unread)
+            let known = object.object(without: unread)
             return try carrying(from: record, beyond: known, into: current, at: position)
         }
         throw failure(.unknownKeysWouldBeLost(keyPaths: ["[\(position)]"]))

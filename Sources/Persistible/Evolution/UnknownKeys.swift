@@ -10,19 +10,20 @@ struct UnknownKeys {
     struct Member {
         var path: [String]
         var key: String
-        var value: Range<Int>
+        /// As stored.
+        var value: Data
     }
 
     /// A value that differs from its encoding as read (a scalar read as another, an array whose elements do, another
     /// kind): its parts cannot be matched with the new ones, so it is kept whole where the new value leaves it as read.
     struct WholeValue {
         var path: [String]
-        var stored: JSONTree
-        var known: Range<Int>
+        var stored: JSONValue
+        var known: JSONValue
 
         /// A scalar holds no key: a new value assigned in its place loses nothing the type does not know.
         var isScalar: Bool {
-            if case .scalar = stored { return true }
+            if case .scalar = stored.kind { return true }
             return false
         }
     }
@@ -36,11 +37,11 @@ struct UnknownKeys {
 
     /// What `stored` holds that `known` lacks or holds otherwise, at every depth; a stored key that `keys` reads as
     /// a key of `known` is that key.
-    init(stored: JSONTree, known: JSONTree, storedBytes: Data, knownBytes: Data, keys: KeyReading) {
+    init(stored: JSONValue, known: JSONValue, keys: KeyReading) {
         // `path` spells the keys as the encoding does; `read`, as the decoder reads them.
-        func collect(_ stored: JSONTree, _ known: JSONTree, path: [String], read: [String], into found: inout Self) {
-            switch (stored, known) {
-            case (.object(let members, _), .object(let knownMembers, _)):
+        func collect(_ stored: JSONValue, _ known: JSONValue, path: [String], read: [String], into found: inout Self) {
+            switch (stored.kind, known.kind) {
+            case (.object(let members), .object(let knownMembers)):
                 for member in members {
                     if let match = knownMembers.first(where: { $0.key == member.key })
                         ?? knownMembers.first(where: { keys.same(member.key, $0.key, at: read) })
@@ -48,10 +49,10 @@ struct UnknownKeys {
                         let below = read + [keys.read(match.key, at: read)]
                         collect(member.value, match.value, path: path + [match.key], read: below, into: &found)
                     } else {
-                        found.members.append(Member(path: path, key: member.key, value: member.value.range))
+                        found.members.append(Member(path: path, key: member.key, value: member.value.text))
                     }
                 }
-            case (.array(let storedElements, _), .array(let knownElements, _)):
+            case (.array(let storedElements), .array(let knownElements)):
                 var inside = UnknownKeys()
                 var differs = storedElements.count != knownElements.count
                 for (element, knownElement) in zip(storedElements, knownElements) where !differs {
@@ -59,17 +60,14 @@ struct UnknownKeys {
                     differs = !inside.isEmpty
                 }
                 // A set's elements are encoded in an order that changes from process to process.
-                if differs, storedElements.map({ $0.canonical(in: storedBytes) }).sorted()
-                    != knownElements.map({ $0.canonical(in: knownBytes) }).sorted()
-                {
-                    found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
+                if differs, storedElements.map(\.canonical).sorted() != knownElements.map(\.canonical).sorted() {
+                    found.wholeValues.append(WholeValue(path: path, stored: stored, known: known))
                 }
             // The same scalar however written (`1.0` and `1`, `"\u00e9"` and `"é"`) is no change.
-            case (.scalar, .scalar) where storedBytes[offsets: stored.range] == knownBytes[offsets: known.range]
-                || stored.canonical(in: storedBytes) == known.canonical(in: knownBytes):
+            case (.scalar, .scalar) where stored.text == known.text || stored.canonical == known.canonical:
                 break
             default:
-                found.wholeValues.append(WholeValue(path: path, stored: stored, known: known.range))
+                found.wholeValues.append(WholeValue(path: path, stored: stored, known: known))
             }
         }
         collect(stored, known, path: [], read: [], into: &self)
@@ -87,28 +85,28 @@ struct UnknownKeys {
         return paths.isEmpty && !encodedWhole ? ["[\(record)]"] : paths
     }
 
-    /// `encoding`, a record's new encoding, with these keys carried over from `storedBytes` and each value kept whole
-    /// put back where `encoding` holds it as read; `nil` where a key, or an array or object kept whole, has no place.
-    func carried(into encoding: Data, storedBytes: Data, knownBytes: Data, prettyPrinted: Bool) -> Data? {
-        guard let tree = JSONTree.parse(encoding) else { return nil }
+    /// `encoding`, a record's new encoding, with these keys carried over and each value kept whole put back where
+    /// `encoding` holds it as read; `nil` where a key, or an array or object kept whole, has no place.
+    func carried(into encoding: Data, prettyPrinted: Bool) -> Data? {
+        guard let parsed = JSONValue.parse(encoding) else { return nil }
         var edits: [(range: Range<Int>, text: Data)] = []
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
         for whole in wholeValues {
-            if let target = tree.node(at: whole.path),
-                encoding[offsets: target.range] == knownBytes[offsets: whole.known]
+            if let target = parsed.node(at: whole.path),
+                target.text == whole.known.text
             {
-                edits.append((target.range, storedBytes[offsets: whole.stored.range]))
+                edits.append((target.range, whole.stored.text))
             } else if !whole.isScalar {
                 return nil
             }
         }
         for member in members {
-            guard let target = tree.node(at: member.path), case .object(let siblings, let range) = target
+            guard let target = parsed.node(at: member.path), let siblings = target.members
             else { return nil }
             if target.member(member.key) != nil { continue }
             let separator = Data((prettyPrinted ? " : " : ":").utf8)
-            let text = Data(StrictJSON.quoted(member.key).utf8) + separator + storedBytes[offsets: member.value]
+            let text = Data(StrictJSON.quoted(member.key).utf8) + separator + member.value
             // In the order of the keys, indented as the member it goes beside.
             if let next = siblings.first(where: { $0.key > member.key }) {
                 let quote = next.keyRange.lowerBound - 1
@@ -118,14 +116,14 @@ struct UnknownKeys {
                 let indent = Self.whitespace(before: last.keyRange.lowerBound - 1, in: encoding)
                 edits.append((end..<end, Data(",".utf8) + indent + text))
             } else {
-                let offset = range.lowerBound + 1
+                let offset = target.range.lowerBound + 1
                 intoEmptyObjects[offset] = intoEmptyObjects[offset].map { $0 + Data(",".utf8) + text } ?? text
             }
         }
         edits += intoEmptyObjects.map { (offset, text) in (offset..<offset, text) }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
         // Whatever the edits, the record written must be JSON: otherwise nothing is carried, and the write throws.
-        guard let result = encoding.applying(edits), JSONTree.parse(result) != nil else { return nil }
+        guard let result = encoding.applying(edits), JSONValue.parse(result) != nil else { return nil }
         return result
     }
 
@@ -166,18 +164,16 @@ extension Archive {
         guard !kept.isEmpty || !lost.isEmpty else { return }
         // JSON is compared here, not values: the stored bytes as they are, or as a plain decoder reads them.
         // Parsed once: the stored bytes may be the whole file.
-        let (json, storedTree) = JSONTree.parse(stored).map { (stored, $0) }
-            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).map { ($0, JSONTree.parse($0)) }
-            ?? (nil, nil)
-        let storedRecords = isSingleValue ? storedTree.map { [$0] } : storedTree?.elements
+        let storedValue = JSONValue.parse(stored)
+            ?? StrictJSON.bytes(of: stored, allowingJSON5: decoder.allowsJSON5).flatMap { JSONValue.parse($0) }
+        let storedRecords = isSingleValue ? storedValue.map { [$0] } : storedValue?.elements
         let knownBytes = try encode(array: kept.map(\.read))
-        let known = JSONTree.parse(knownBytes)?.elements
-        if let json, let storedRecords, let known, storedRecords.count == storedCount, known.count == kept.count {
+        let known = JSONValue.parse(knownBytes)?.elements
+        if let storedRecords, let known, storedRecords.count == storedCount, known.count == kept.count {
             let keys = KeyReading(decoder)
             for (position, record) in kept.enumerated() {
                 lost += UnknownKeys(
-                    stored: storedRecords[record.original], known: known[position], storedBytes: json,
-                    knownBytes: knownBytes, keys: keys
+                    stored: storedRecords[record.original], known: known[position], keys: keys
                 ).keyPaths(record: record.original, encodedWhole: true)
             }
         } else {

@@ -14,9 +14,8 @@ extension JSONDecoder {
     /// - Throws: The `DecodingError` that `decode(_:from:)` throws for the same bytes, or a type's own error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard DirectDecoding.isEnabled, !allowsJSON5, !assumesTopLevelDictionary,
-            let map = JSONScanner.map(ofStrictJSON: data)
+            let source = DirectDecoding(data, decoder: self)
         else { return try decode(type, from: data) }
-        let source = DirectDecoding(data, map: map, decoder: self)
         do {
             let value = try source.unwrap(type, at: source.skipWhitespace(from: 0), parent: .root, key: nil)
             return source.needsFoundation ? try decode(type, from: data) : value
@@ -31,24 +30,18 @@ extension JSONDecoder {
     }
 }
 
-/// The bytes of one direct decode, copied so that a decoder that a type keeps stays valid, and the strategies of
-/// the `JSONDecoder` it stands for. **Not `Sendable`: one decode uses it on one thread.**
-final class DirectDecoding {
+/// The document of one direct decode, and the strategies of the `JSONDecoder` it stands for. **Not `Sendable`: one
+/// decode uses it on one thread.**
+final class DirectDecoding: JSONDocument {
     /// `false` when the environment variable `PERSISTIBLE_DECODER` is `foundation`, for the tests' second run.
     static let isEnabled = PlatformDirectory.value(inEnvironment: "PERSISTIBLE_DECODER") != "foundation"
 
-    let bytes: UnsafeRawBufferPointer
-    /// Where a `null` lies after the copied bytes, for a `superDecoder(forKey:)` whose key is missing.
-    let nullValue: Int
     /// The strategies read for each value, copied: each of the decoder's own reads takes a lock.
     let dates: JSONDecoder.DateDecodingStrategy
     let keys: JSONDecoder.KeyDecodingStrategy
     /// The decoder itself: other strategies, the numbers only it converts exactly, keys under `.convertFromSnakeCase`.
     let foundation: JSONDecoder
     private lazy var keyReading = KeyReading(foundation)
-    /// The last string or number decoded, so that the container around it skips it without reading it again.
-    @exclusivity(unchecked) var lastValueRead = (start: -1, end: 0)
-    @exclusivity(unchecked) var map: DocumentMap
 
     /// A string or number that Foundation cannot represent: the error it reports for the whole input.
     struct NotValidJSON: Error {}
@@ -56,23 +49,13 @@ final class DirectDecoding {
     /// Whether the decode met what it leaves to Foundation, which then decodes the bytes again.
     private(set) var needsFoundation = false
 
-    init(_ data: Data, map: DocumentMap, decoder: JSONDecoder) {
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 4, alignment: 8)
-        data.copyBytes(to: copy.bindMemory(to: UInt8.self), count: data.count)
-        nullValue = data.count
-        copy[nullValue..<(nullValue + 4)].copyBytes(from: "null".utf8)
-        bytes = UnsafeRawBufferPointer(copy)
+    /// `nil` unless `data` holds strict JSON.
+    init?(_ data: Data, decoder: JSONDecoder) {
         dates = decoder.dateDecodingStrategy
         keys = decoder.keyDecodingStrategy
         foundation = decoder
-        self.map = map
+        super.init(data)
     }
-
-    deinit {
-        bytes.deallocate()
-    }
-
-    func bytes(in range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[range]) }
 
     func leaveToFoundation() -> NotValidJSON {
         needsFoundation = true
@@ -149,8 +132,7 @@ final class DirectDecoding {
         var index = skipWhitespace(from: offset + 1)
         while bytes[index] != UInt8(ascii: "]") {
             elements.append(try unwrap(type, at: index, parent: node, key: DirectCodingKey(intValue: elements.count)))
-            index = skipWhitespace(from: endOfValue(at: index))
-            if bytes[index] == UInt8(ascii: ",") { index = skipWhitespace(from: index + 1) }
+            index = element(after: index)
         }
         return elements
     }
@@ -218,6 +200,11 @@ final class DirectDecoding {
         // Bytes that are not UTF-8 come back repaired, so unlike those stored: what `String(validating:)`, which
         // needs macOS 15, would tell.
         return string.withUTF8 { sameBytes(UnsafeRawBufferPointer($0), utf8) } ? string : nil
+    }
+
+    func isNumber(_ offset: Int) -> Bool {
+        let byte = bytes[offset]
+        return byte == UInt8(ascii: "-") || byte &- UInt8(ascii: "0") < 10
     }
 
     func integer<T: FixedWidthInteger & Decodable>(
@@ -304,67 +291,7 @@ final class DirectDecoding {
         DecodingError.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: description))
     }
 
-    // MARK: Walking known-valid bytes
-
-    func isNumber(_ offset: Int) -> Bool {
-        let byte = bytes[offset]
-        return byte == UInt8(ascii: "-") || byte &- UInt8(ascii: "0") < 10
-    }
-
-    func skipWhitespace(from offset: Int) -> Int {
-        var index = offset
-        while isJSONWhitespace(bytes[index]) {
-            index += 1
-            if bytes[index - 1] == UInt8(ascii: "\n") { index = JSONScanner.endOfSpaces(in: bytes, from: index) }
-        }
-        return index
-    }
-
-    /// The characters of the string whose opening quote is at `offset`, and whether any is escaped.
-    func stringCharacters(at offset: Int) -> (characters: Range<Int>, escaped: Bool) {
-        // Checked already, the characters end at the first quote after an even run of backslashes: a word at a time
-        // to each quote, noting the backslashes before it, and the last few bytes one at a time.
-        var (index, backslashes) = (offset + 1, UInt64(0))
-        while true {
-            index = JSONScanner.endOfWords(in: bytes, from: index) { word in
-                let quotes = JSONScanner.zeroBytes(in: word ^ 0x2222_2222_2222_2222)
-                // Those below the first quote: a flag above it may be a borrow's.
-                backslashes |= JSONScanner.zeroBytes(in: word ^ 0x5C5C_5C5C_5C5C_5C5C) & ((quotes & (0 &- quotes)) &- 1)
-                return quotes
-            }
-            while bytes[index] != UInt8(ascii: "\"") {
-                backslashes |= bytes[index] == UInt8(ascii: "\\") ? 1 : 0
-                index += 1
-            }
-            var run = 0
-            while bytes[index - 1 - run] == UInt8(ascii: "\\") { run += 1 }
-            if run % 2 == 0 { return ((offset + 1)..<index, backslashes != 0) }
-            index += 1
-        }
-    }
-
-    /// Where the value at `offset` ends; the scanner has already checked all of it.
-    func endOfValue(at offset: Int) -> Int {
-        if offset == lastValueRead.start { return lastValueRead.end }
-        switch bytes[offset] {
-        case UInt8(ascii: "\""):
-            return stringCharacters(at: offset).characters.upperBound + 1
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            return map.end(ofContainerAt: offset)
-        case UInt8(ascii: "t"), UInt8(ascii: "n"):
-            return offset + 4
-        case UInt8(ascii: "f"):
-            return offset + 5
-        default:
-            var index = offset + 1
-            while case let byte = bytes[index], byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".")
-                || byte | 0x20 == UInt8(ascii: "e") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-            {
-                index += 1
-            }
-            return index
-        }
-    }
+    // MARK: Keys
 
     /// The key that the member spelled `characters` stands for under the key strategy.
     func readKey(_ characters: Range<Int>) throws -> String {
@@ -509,7 +436,7 @@ extension Dictionary: DirectlyDecodedCollection where Key == String, Value: Deco
         try DirectDecoder(source: source, offset: offset, node: path).checkContainer(opening: UInt8(ascii: "{"))
         var result: [String: Value] = [:]
         let first = source.map.object(at: offset).firstMember
-        try DirectKeyedContainer<DirectCodingKey>.forEachMember(of: source, from: first) { _, member in
+        try source.forEachMember(from: first) { _, member in
             let (key, value) = (member.key, member.value)
             let name = try source.string(at: key.lowerBound - 1, path: path.path)
             // A container lists the first of two members with one key, and numbers in keys as numbers too.
@@ -542,7 +469,7 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         (first, plainKeys) = source.map.object(at: offset)
         guard case .useDefaultKeys = source.keys, plainKeys else {
             var names: [String] = []
-            try Self.forEachMember(of: source, from: first) { _, member in
+            try source.forEachMember(from: first) { _, member in
                 names.append(try source.readKey(member.key))
             }
             self.names = names
@@ -551,23 +478,11 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         names = nil
     }
 
-    /// Calls `body` with each member from the map's `first` on, in order, and its place among them.
-    static func forEachMember(
-        of source: DirectDecoding, from first: Int, _ body: (Int, DocumentMap.Member) throws -> Void
-    ) rethrows {
-        var (index, position) = (first, 0)
-        while index >= 0 {
-            let member = source.map.members[index]
-            try body(position, member)
-            (index, position) = (member.next, position + 1)
-        }
-    }
-
     var codingPath: [any CodingKey] { node.path }
 
     var allKeys: [Key] {
         var (seen, keys) = (Set<String>(), [Key]())
-        Self.forEachMember(of: source, from: first) { position, member in
+        source.forEachMember(from: first) { position, member in
             let name = name(at: position, member.key)
             if seen.insert(name).inserted, let key = Key(stringValue: name) { keys.append(key) }
         }
@@ -582,7 +497,7 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// sixteenth member, since searching from the first member each time would make reading them all quadratic.
     private lazy var firstValues: [String: Int] = {
         var firstValues: [String: Int] = [:]
-        Self.forEachMember(of: source, from: first) { position, member in
+        source.forEachMember(from: first) { position, member in
             let name = name(at: position, member.key)
             if firstValues[name] == nil { firstValues[name] = member.value }
         }
@@ -723,9 +638,7 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     /// Moves to the next element; past the end only the index moves, as Foundation's does in `decodeIfPresent`.
     private mutating func advance() {
         currentIndex += 1
-        guard !isAtEnd else { return }
-        position = source.skipWhitespace(from: source.endOfValue(at: position))
-        if source.bytes[position] == UInt8(ascii: ",") { position = source.skipWhitespace(from: position + 1) }
+        if !isAtEnd { position = source.element(after: position) }
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -667,34 +667,6 @@ struct JSONScanner {
         return read ? start..<position : nil
     }
 
-    /// Reads one value and everything in it, its ranges shifted by `offset`.
-    fileprivate mutating func tree(offset: Int) -> JSONTree? {
-        skipWhitespace()
-        let start = position
-        switch current {
-        case UInt8(ascii: "{"):
-            var members: [JSONTree.Member] = []
-            let read = container(UInt8(ascii: "{")) { scanner in
-                guard let keyRange = scanner.key(), let key = Self.unescaped(scanner.bytes[keyRange]),
-                    let value = scanner.tree(offset: offset)
-                else { return false }
-                members.append(JSONTree.Member(key: key, keyRange: keyRange.shifted(by: offset), value: value))
-                return true
-            }
-            return read ? .object(members, (start + offset)..<(position + offset)) : nil
-        case UInt8(ascii: "["):
-            var elements: [JSONTree] = []
-            let read = container(UInt8(ascii: "[")) { scanner in
-                guard let element = scanner.tree(offset: offset) else { return false }
-                elements.append(element)
-                return true
-            }
-            return read ? .array(elements, (start + offset)..<(position + offset)) : nil
-        default:
-            return skipValue() ? .scalar((start + offset)..<(position + offset)) : nil
-        }
-    }
-
     /// Moves past one value and all it holds; `false` if there is none here. Nested values are skipped by depth
     /// rather than by recursion, so that deep nesting cannot exhaust the stack.
     private mutating func skipValue() -> Bool {
@@ -946,14 +918,6 @@ struct JSONScanner {
             skipDigits()
         }
         return position > start
-    }
-}
-
-extension JSONTree {
-    /// The tree of the one value at `range` of `data`, or in all of it; `nil` if the bytes there are not one JSON
-    /// value, or a key in them spells no string.
-    static func parse(_ data: Data, at range: Range<Int>? = nil) -> JSONTree? {
-        JSONScanner.reading(data, at: range) { $0.tree(offset: range?.lowerBound ?? 0) }
     }
 }
 

@@ -211,7 +211,7 @@ import Testing
 /// without escapes, and no key stored with one.
 func idMembers(in data: Data, at ranges: [Range<Int>]) -> [Range<Int>?] {
     ranges.map { range in
-        guard case .object(let members, _)? = JSONTree.parse(data, at: range),
+        guard let members = JSONValue.parse(data, at: range)?.members,
             !members.contains(where: { data[$0.keyRange].contains(UInt8(ascii: "\\")) })
         else { return nil }
         let sought = members.filter { data[$0.keyRange].elementsEqual("id".utf8) }
