@@ -44,7 +44,6 @@ struct ColdCommandWorkload {
                     result.edit.add(try tools.run(.tool, ["edit", "\(id)"], environment: environment))
                 },
                 { result.count.add(try tools.run(.tool, ["count"], environment: environment)) },
-                { result.lookup.add(try tools.run(.tool, ["lookup", "\(n / 2)"], environment: environment)) },
                 { result.foundationDecode.add(try tools.run(.foundation, [file])) },
                 {
                     let record = ColdRecord(index: inProcessAdds.take())
@@ -61,7 +60,7 @@ struct ColdCommandWorkload {
                 { result.helloEssentials.add(try tools.run(.essentials, [])) },
             ])
         }
-        // Every call did its work: each add is in the file, and the lookup finds its record.
+        // Every call did its work: each add is in the file, and a lookup finds its record.
         let stored = try withArchiveDirectory(directory) { try ColdRecord.loadListFromFile() }
         try expect(stored.count == n + repetitions, "cold command", "\(stored.count) of \(n + repetitions) records")
         let edited = stored.filter { $0.name.hasPrefix("Edited") }.count
@@ -69,6 +68,23 @@ struct ColdCommandWorkload {
         let answer = try tools.output(.tool, ["lookup", "\(n / 2)"], environment: environment)
         try expect(answer == "Person \(n / 2)", "cold command", "the lookup printed \(answer)")
         return result
+    }
+
+    /// Each size's lookup, after `run(n:)` made its file, the sizes interleaved round by round: the target compares
+    /// the largest file's lookup with the smallest's, so the two are measured side by side, not a minute apart.
+    func measureLookups(_ results: inout [ColdCommandResult]) throws {
+        let sizes = results.map(\.n)
+        var lookups = sizes.map { _ in Samples() }
+        for round in 0..<plan.coldCommandRepetitions {
+            try interleave(round: round, sizes.indices.map { index in
+                {
+                    let n = sizes[index]
+                    let environment = ["PERSISTIBLE_DIRECTORY=\(sandbox.file("cold-\(n)").path)"]
+                    lookups[index].add(try tools.run(.tool, ["lookup", "\(n / 2)"], environment: environment))
+                }
+            })
+        }
+        for index in results.indices { results[index].lookup = lookups[index] }
     }
 
     /// The tool loading a file of one record, against the floor of a program that imports the same Foundation.

@@ -130,6 +130,8 @@ enum Runner {
             progress("command line, n = \(formatCount(n))")
             results.coldCommand.append(try workload.run(n: n))
         }
+        progress("command line, lookups at every n")
+        try workload.measureLookups(&results.coldCommand)
         progress("command line, a file of one record")
         results.coldOneRecord = try workload.runOneRecord()
     }
