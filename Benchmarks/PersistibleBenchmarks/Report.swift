@@ -380,7 +380,8 @@ struct Report {
             "of its own: Foundation alone decoding the same file with `JSONDecoder`; the `sqlite3` shell inserting",
             "one row into a table of n (rollback journal, full synchronous); and the floors, programs that decode",
             "one small value, importing `Foundation` or `FoundationEssentials`. \"In-process append\" is the same",
-            "append in this process, its file loaded already. Each time runs from `posix_spawn` to `waitpid`.",
+            "append in this process, its file loaded already. Each time runs from `posix_spawn` to `waitpid`. The",
+            "lookups, compared across sizes, run after every size's file is made, the sizes interleaved.",
         ]
         if let skipped = results.coldCommandSkipped { return lines + ["", "Skipped: \(skipped)."] }
         guard !results.coldCommand.isEmpty else { return [] }
