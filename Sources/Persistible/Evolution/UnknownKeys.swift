@@ -93,9 +93,7 @@ struct UnknownKeys {
         // Members carried into an object the new encoding leaves empty all go in at one offset, joined by commas.
         var intoEmptyObjects: [Int: Data] = [:]
         for whole in wholeValues {
-            if let target = parsed.node(at: whole.path),
-                target.text == whole.known.text
-            {
+            if let target = parsed.node(at: whole.path), target.text == whole.known.text {
                 edits.append((target.range, whole.stored.text))
             } else if !whole.isScalar {
                 return nil
