@@ -57,6 +57,33 @@ struct JSONScanner {
         }
     }
 
+    /// The range of each element of the array that `data` holds, scanned already, from where each ends: each starts
+    /// after the whitespace past the `[` or the `,` after the one before. `nil` where the bytes between are not so.
+    static func elementRanges(of data: Data, endingAt ends: [UInt32]) -> [Range<Int>]? {
+        data.withUnsafeBytes { bytes in
+            // Byte by byte: between records the package writes are a line break and a few spaces.
+            func start(after index: Int, _ separator: UInt8) -> Int? {
+                var index = index
+                while index < bytes.count, isJSONWhitespace(bytes[index]) { index += 1 }
+                guard index < bytes.count, bytes[index] == separator else { return nil }
+                index += 1
+                while index < bytes.count, isJSONWhitespace(bytes[index]) { index += 1 }
+                return index
+            }
+            var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(ends.count)
+            var (previousEnd, separator) = (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, UInt8(ascii: "["))
+            for end in ends.lazy.map(Int.init) {
+                guard let start = start(after: previousEnd, separator), start < end, end <= bytes.count else {
+                    return nil
+                }
+                ranges.append(start..<end)
+                (previousEnd, separator) = (end, UInt8(ascii: ","))
+            }
+            return ranges
+        }
+    }
+
     typealias ElementWithMember = (element: Range<Int>, member: Range<Int>?)
 
     /// Each element of the array that `data` holds, with the range of the value of its member `key`, as

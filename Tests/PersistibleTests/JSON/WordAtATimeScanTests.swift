@@ -183,9 +183,26 @@ import Testing
                     #expect((JSONScanner.syntaxError(in: data) == nil) == isJSON || isJSON != spellsText, "\(text)")
                     guard spellsText, let elements else { continue }
                     #expect(members?.map(\.element) == elements, "\(text)")
+                    let ends = elements.map { UInt32($0.upperBound) }
+                    #expect(JSONScanner.elementRanges(of: data, endingAt: ends) == elements, "\(text)")
                     #expect(members?.map(\.member) == idMembers(in: data, at: elements), "\(text)")
                 }
             }
+        }
+    }
+
+    /// A cold edit finds the records' ranges again from where each ends: after a byte order mark, around any
+    /// whitespace, for any kind of value; an end that no `,` follows before the next record finds none.
+    @Test func rangesFoundFromEndsAreThoseScanned() throws {
+        let data = Data("\u{FEFF} [ {\"id\" : 1} ,\n\t[2]\r\n,\"3\",4\n]\n".utf8)
+        let ranges = try #require(JSONScanner.elementRanges(of: data))
+        let ends = ranges.map { UInt32($0.upperBound) }
+        #expect(JSONScanner.elementRanges(of: data, endingAt: ends) == ranges)
+        #expect(JSONScanner.elementRanges(of: data, endingAt: []) == [])
+        for moved in ends.indices.dropLast() {
+            var wrong = ends
+            wrong[moved] -= 1
+            #expect(JSONScanner.elementRanges(of: data, endingAt: wrong) == nil, "end \(moved) moved")
         }
     }
 
@@ -195,6 +212,8 @@ import Testing
         let members = JSONScanner.elementRanges(of: data, member: "id")
         guard let (offset, expected) = document.fault else {
             #expect(JSONScanner.elementRanges(of: data) == document.ranges, "\(text)")
+            let ends = document.ranges.map { UInt32($0.upperBound) }
+            #expect(JSONScanner.elementRanges(of: data, endingAt: ends) == document.ranges, "\(text)")
             #expect(members?.map(\.element) == document.ranges, "\(text)")
             #expect(members?.map(\.member) == idMembers(in: data, at: document.ranges), "\(text)")
             #expect(JSONScanner.syntaxError(in: data) == nil, "\(text)")
