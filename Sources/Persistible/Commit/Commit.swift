@@ -111,6 +111,8 @@ extension Archive {
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         if state.undecoded != nil {
+            // The plan's reference to the hashes goes first, or noting the new ones would copy every one.
+            plan.releaseUndecodedRecords()
             state.undecoded?.noteAppended(keys)
             keep(state)
             return true

@@ -49,6 +49,11 @@ struct WritePlan<Record: Hashable> {
 
     var hasChanges: Bool { sources != nil || records.count > storedCount || !storedChanges.isEmpty }
 
+    /// Lets go of the records read as bytes alone, once the plan is written.
+    mutating func releaseUndecodedRecords() {
+        undecoded = nil
+    }
+
     /// Whether the write adds records after those read, left as they were: what a splice can write.
     var onlyAppended: Bool {
         guard let sources else { return records.count > storedCount }
