@@ -295,14 +295,16 @@ struct UndecodedRecords: Sendable {
         spell(key)?.withUnsafeBytes { fingerprintOf($0) }
     }
 
-    /// The range of each record read in `bytes`, from where each ends; `nil` once records were appended.
+    /// The range of each record read in `bytes`, from where each ends; `nil` once a write changed the bytes.
     func recordRanges(in bytes: Data) -> [Range<Int>]? {
         recordEnds.count == hashes.count ? JSONScanner.elementRanges(of: bytes, endingAt: recordEnds) : nil
     }
 
-    /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended.
+    /// Notes records with identities `keys`, shown by ``storesIdentities(_:in:)``, as appended by a write, after
+    /// which the ends read no longer say where records end.
     mutating func noteAppended(_ keys: [AnyHashable]) {
         hashes += keys.compactMap(hash(of:))
+        recordEnds = []
     }
 
     private func spell(_ key: AnyHashable) -> Data? {
