@@ -23,6 +23,8 @@ extension Archive {
         var state = stored.take()
         if state?.undecoded != nil {
             if !plan.storedChanges.isEmpty {
+                // The plan is done with the hashes: the rewrite then changes the only copy.
+                plan.releaseUndecodedRecords()
                 try rewrite(undecoded: &state!, from: plan, file: file)
             } else if try !append(to: &state!, from: &plan, file: file, remembering: remembering) {
                 throw UndecodedRecords.SpliceRefused()
@@ -130,7 +132,7 @@ extension Archive {
     /// ``UndecodedRecords/SpliceRefused`` where the records' bytes or their encoding do not allow it, writing nothing.
     private func rewrite(undecoded state: inout Snapshot<Value>, from plan: WritePlan<Value>, file: AtomicFile) throws {
         let changes = plan.storedChanges
-        guard var undecoded = state.undecoded, let standIn = changes.read.values.first else {
+        guard var undecoded = state.undecoded.take(), let standIn = changes.read.values.first else {
             throw UndecodedRecords.SpliceRefused()
         }
         // The written records' own encoding shows again that each stores its identity under `id`.
