@@ -22,9 +22,9 @@ extension Archive {
         // Taken out of the optional, so that the state holds the only reference to the file's bytes.
         var state = stored.take()
         if state?.undecoded != nil {
+            // The plan is done with the hashes: noting what the write changes then changes the only copy.
+            plan.releaseUndecodedRecords()
             if !plan.storedChanges.isEmpty {
-                // The plan is done with the hashes: the rewrite then changes the only copy.
-                plan.releaseUndecodedRecords()
                 try rewrite(undecoded: &state!, from: plan, file: file)
             } else if try !append(to: &state!, from: &plan, file: file, remembering: remembering) {
                 throw UndecodedRecords.SpliceRefused()
@@ -113,8 +113,6 @@ extension Archive {
         state.identity = try file.write(&bytes, unchangedPrefix: unchangedPrefix, durability: durability)
         state.bytes = bytes
         if state.undecoded != nil {
-            // The plan's reference to the hashes goes first, or noting the new ones would copy every one.
-            plan.releaseUndecodedRecords()
             state.undecoded?.noteAppended(keys)
             keep(state)
             return true
@@ -146,7 +144,6 @@ extension Archive {
         for position in changes.replaced.keys { sources[position] = .changed(position) }
         for position in removed.reversed() {
             sources.remove(at: position)
-            undecoded.hashes.remove(at: position)
         }
         // Each record written, where it stands once the removed ones are gone; the appended ones last.
         let appended = plan.records[plan.storedCount...]
