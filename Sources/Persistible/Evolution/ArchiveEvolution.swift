@@ -139,8 +139,16 @@ struct DefaultsObject {
 }
 
 extension Archive {
+    /// The members of a default value's encoding that may fill a record, which never include an `Identifiable`
+    /// type's `id`: a record that lacks its identity has none, and two such records given one would be one record.
     func defaultsObject(from encoding: Data) -> DefaultsObject? {
-        JSONValue.parse(encoding).flatMap { DefaultsObject($0, in: encoding, keys: KeyReading(decoder)) }
+        guard let value = JSONValue.parse(encoding),
+            var object = DefaultsObject(value, in: encoding, keys: KeyReading(decoder))
+        else { return nil }
+        if RecordIdentity<Value>().usesIdentifier {
+            object.members.removeAll { object.keys.read($0.name, at: []) == "id" }
+        }
+        return object
     }
 }
 

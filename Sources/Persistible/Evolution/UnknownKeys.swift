@@ -42,10 +42,14 @@ struct UnknownKeys {
         func collect(_ stored: JSONValue, _ known: JSONValue, path: [String], read: [String], into found: inout Self) {
             switch (stored.kind, known.kind) {
             case (.object(let members), .object(let knownMembers)):
+                // A key written twice is read once, from its first member: a later one holds nothing the value
+                // does not, and kept it would stand for the key in a reader that takes the last.
+                var matched: Set<String> = []
                 for member in members {
                     if let match = knownMembers.first(where: { $0.key == member.key })
                         ?? knownMembers.first(where: { keys.same(member.key, $0.key, at: read) })
                     {
+                        guard matched.insert(match.key).inserted else { continue }
                         let below = read + [keys.read(match.key, at: read)]
                         collect(member.value, match.value, path: path + [match.key], read: below, into: &found)
                     } else {

@@ -1,0 +1,102 @@
+import Foundation
+import Persistible
+import Testing
+
+/// Files a person edited by hand: a save keeps every record they wrote, and a record reads back as the value saved.
+@Suite struct HandEditedFileTests {
+    /// A to-do type as the Model evolution article teaches it: defaults for every key, the identity among them.
+    struct Task: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var title: String
+        var done = false
+
+        static var archiveDefaults: Task? { Task(id: 0, title: "") }
+        static var archiveSkipsUnreadableRecords: Bool { true }
+    }
+
+    /// The same type without skipping: a record no version reads makes a load throw.
+    struct StrictTask: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var title: String
+        var done = false
+
+        static var archiveDefaults: StrictTask? { StrictTask(id: 0, title: "") }
+    }
+
+    struct Person: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var name: String
+        var tags: [String] = []
+    }
+
+    private func write(_ text: String, to url: URL) throws {
+        try Data(text.utf8).write(to: url)
+    }
+
+    private func stored(_ url: URL) throws -> String {
+        try String(decoding: Data(contentsOf: url), as: UTF8.self)
+    }
+
+    // MARK: - A record without its id
+
+    @Test func aDefaultNeverStandsInForARecordsIdentity() throws {
+        try inTemporaryDirectory { _ in
+            try write(#"[{"title":"alpha"},{"title":"beta"},{"id":1,"title":"gamma"}]"#, to: Task.archiveUrl)
+            #expect(try Task.loadListFromFile() == [Task(id: 1, title: "gamma")])
+            #expect(try Task.unreadableRecords().map(\.index) == [0, 1])
+
+            try Task(id: 0, title: "delta").saveToFile()
+            try Task(id: 2, title: "epsilon").saveToFile()
+            let text = try stored(Task.archiveUrl)
+            #expect(text.contains(#"{"title":"alpha"}"#) && text.contains(#"{"title":"beta"}"#))
+            #expect(try Task.loadListFromFile().map(\.title) == ["gamma", "delta", "epsilon"])
+        }
+    }
+
+    @Test func aRecordWithoutItsIdentityMakesAStrictLoadThrow() throws {
+        try inTemporaryDirectory { _ in
+            try write(#"[{"title":"alpha"},{"id":1,"title":"gamma"}]"#, to: StrictTask.archiveUrl)
+            #expect(throws: PersistenceError.self) { try StrictTask.loadListFromFile() }
+            #expect(throws: PersistenceError.self) { try StrictTask.loadFromFile(id: 0) }
+        }
+    }
+
+    // MARK: - A key written twice in one record
+
+    @Test func anEditedRecordWithAKeyWrittenTwiceReadsBackAsSaved() throws {
+        try inTemporaryDirectory { _ in
+            try write(#"[{"id":1,"name":"Ada","tags":[],"id":5},{"id":2,"name":"Bo","tags":[]}]"#, to: Person.archiveUrl)
+            let read = try #require(try Person.loadFromFile(id: 1))
+            #expect(read == Person(id: 1, name: "Ada"))
+            var edited = read
+            edited.name = "Ada L."
+            try edited.saveToFile()
+            #expect(try Person.loadFromFile(id: 1) == edited)
+            #expect(try JSONDecoder().decode([Person].self, from: Data(contentsOf: Person.archiveUrl))
+                == [edited, Person(id: 2, name: "Bo")])
+        }
+    }
+
+    @Test func editingAnotherMemberKeepsTheValueGivenForOneWrittenTwice() throws {
+        try inTemporaryDirectory { _ in
+            try write(#"[{"id":1,"name":"first","tags":[],"name":"second"}]"#, to: Person.archiveUrl)
+            var person = try #require(try Person.loadFromFile(id: 1))
+            person.tags = ["new"]
+            try person.saveToFile()
+            #expect(try Person.loadListFromFile() == [person])
+            #expect(try JSONDecoder().decode([Person].self, from: Data(contentsOf: Person.archiveUrl)) == [person])
+        }
+    }
+
+    @Test func appendingAfterARecordWithTwoIdentitiesKeepsWhatFoundationReads() throws {
+        try inTemporaryDirectory { _ in
+            try write(#"[{"id":1,"name":"a","tags":[],"id":2}]"#, to: Person.archiveUrl)
+            let before = try JSONDecoder().decode([Person].self, from: Data(contentsOf: Person.archiveUrl))
+            #expect(try Person.loadListFromFile() == before)
+            try Person(id: 2, name: "b").saveToFile()
+            #expect(try JSONDecoder().decode([Person].self, from: Data(contentsOf: Person.archiveUrl))
+                == before + [Person(id: 2, name: "b")])
+            #expect(try Person.loadListFromFile() == before + [Person(id: 2, name: "b")])
+        }
+    }
+}
