@@ -36,7 +36,10 @@ extension Persistible where Self: Codable & Hashable {
             var values = stored
             let result = try body(&values)
             guard values != stored else { return (nil, result) }
-            return (.array(WritePlan.inOrder(values, identity: RecordIdentity<Self>())), result)
+            // Records the file held with one identity are the caller's to keep or resolve, not the rule's to drop.
+            let identity = RecordIdentity<Self>()
+            let repeated = IdentityIndex(stored, identity: identity).repeated
+            return (.array(WritePlan.inOrder(values, identity: identity, except: repeated)), result)
         }
     }
 

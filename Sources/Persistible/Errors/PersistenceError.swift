@@ -67,6 +67,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// Another writer held the file's lock for longer than the write may wait; nothing was written. `processID`
         /// is the holder where the system can tell: another process or this one.
         case lockHeld(processID: Int32?)
+
+        /// A change or a lookup by identity found `identity` in more than one record, at `records` (counting from
+        /// 0), and cannot tell which one it is about; nothing was written. Only a file edited by hand or written by
+        /// another tool holds an identity twice (see <doc:Guarantees#One-identity-one-record>).
+        case repeatedIdentity(identity: String, records: [Int])
     }
 
     /// Why the operation failed.
@@ -190,6 +195,12 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
             happened = "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
                 + "wait. Nothing was changed."
             advice = "Try again later, or find out what that process is doing."
+        case .repeatedIdentity(let identity, let records):
+            let positions = records.map(String.init).joined(separator: ", ")
+            happened = "'\(path)' holds the identity \(identity) in more than one record (records \(positions), "
+                + "counting from 0), so which one is meant cannot be told. Nothing was changed."
+            advice = "Keep one record with that identity: edit the file, or change the records with updateList(_:) "
+                + "or removeFromFile(where:), which see them all."
         }
         return (happened, advice)
     }

@@ -29,6 +29,9 @@ struct WritePlan<Record: Hashable> {
     /// Whether a change needed the values of records not decoded: the write is then planned again once the records
     /// with the identities in `storedChanges.wanted` are decoded, or on decoded records.
     private(set) var needsDecodedRecords = false
+    /// An identity the write changes that more than one stored record holds, with their positions as read: which of
+    /// them it means cannot be told, so the write is refused rather than guessing and dropping the others.
+    private(set) var repeatedIdentity: (key: AnyHashable, positions: [Int])?
 
     init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
@@ -92,12 +95,18 @@ struct WritePlan<Record: Hashable> {
         return found.isEmpty ? nil : found
     }
 
-    /// Replaces in place the first record with the identity of `object` and removes the later ones, or appends
-    /// `object` when its identity is new; returns whether the records changed.
+    /// Replaces in place the record with the identity of `object`, or appends `object` when its identity is new;
+    /// returns whether the records changed. An identity that several records hold is noted in `repeatedIdentity`.
     @discardableResult
     mutating func insert(_ object: Record, key: AnyHashable? = nil) -> Bool {
         let key = key ?? identity.of(object)
-        if let stored = storedPositions(of: key) { return storedChanges.replace(at: stored, with: object) }
+        if let stored = storedPositions(of: key) {
+            guard stored.count == 1 else {
+                refuse(key, storedAt: stored)
+                return false
+            }
+            return storedChanges.replace(at: stored[0], with: object)
+        }
         guard let position = needsDecodedRecords ? nil : position(of: key) else {
             if needsDecodedRecords { return false }
             index?.note(key, at: records.count)
@@ -106,8 +115,11 @@ struct WritePlan<Record: Hashable> {
             sources?.append(.new)
             return true
         }
-        let repeated = index?.repeated.contains(key) == true
-        guard records[position] != object || repeated else { return false }
+        if identity.usesIdentifier, index?.repeated.contains(key) == true {
+            refuse(key, storedAt: storedPositions(ofRepeated: key))
+            return false
+        }
+        guard records[position] != object else { return false }
         if sources == nil { sources = recordSources }
         switch sources![position] {
         case .unchanged(let original):
@@ -122,8 +134,22 @@ struct WritePlan<Record: Hashable> {
         }
         records[position] = object
         members = nil
-        if repeated { removeRecords(at: records.indices.filter { $0 > position && identity.of(records[$0]) == key }) }
         return true
+    }
+
+    private mutating func refuse(_ key: AnyHashable, storedAt positions: [Int]) {
+        if repeatedIdentity == nil { repeatedIdentity = (key, positions) }
+    }
+
+    /// Where the records with this identity stood when read.
+    private func storedPositions(ofRepeated key: AnyHashable) -> [Int] {
+        let sources = recordSources
+        return records.indices.filter { identity.of(records[$0]) == key }.compactMap { position in
+            switch sources[position] {
+            case .unchanged(let original), .changed(let original): original
+            case .new: nil
+            }
+        }
     }
 
     /// Saves `objects` as `saveToFile()` does; returns how many identities were added or had their records changed.
@@ -159,16 +185,31 @@ struct WritePlan<Record: Hashable> {
         return added
     }
 
-    /// Deletes every record with the identity of `object`; returns how many.
+    /// Deletes the record with the identity of `object`, every copy of a value stored several times; returns how
+    /// many. An `id` that several records hold is noted in `repeatedIdentity`, as ``insert(_:key:)`` notes it.
     @discardableResult
     mutating func delete(_ object: Record) -> Int {
         let key = identity.of(object)
-        let removedStored = storedPositions(of: key).map { storedChanges.remove(at: $0) } ?? 0
-        guard !needsDecodedRecords, let position = position(of: key) else { return removedStored }
-        let repeated = index?.repeated.contains(key) == true
-        let positions = repeated ? records.indices.filter { identity.of(records[$0]) == key } : [position]
+        if let stored = storedPositions(of: key) {
+            guard stored.count == 1 else {
+                refuse(key, storedAt: stored)
+                return 0
+            }
+            return storedChanges.remove(at: stored[0])
+        }
+        guard !needsDecodedRecords, let position = position(of: key) else { return 0 }
+        guard index?.repeated.contains(key) == true else {
+            removeRecords(at: [position])
+            return 1
+        }
+        // Records equal as a whole are one record stored several times, and all go.
+        guard !identity.usesIdentifier else {
+            refuse(key, storedAt: storedPositions(ofRepeated: key))
+            return 0
+        }
+        let positions = records.indices.filter { identity.of(records[$0]) == key }
         removeRecords(at: positions)
-        return removedStored + positions.count
+        return positions.count
     }
 
     /// Deletes the records for which `shouldRemove` is true, whatever other records share their identity.
@@ -232,11 +273,14 @@ struct WritePlan<Record: Hashable> {
         (index, members) = (nil, nil)
     }
 
-    /// Where each of `values`, which hold each identity once, comes from among the current records: a record equal
-    /// to it is unchanged, else the first with its identity is changed, else it is new.
+    /// Where each of `values`, which hold each identity once unless the records repeat it, comes from among the
+    /// current records: a record equal to it is unchanged, else the first with its identity is changed, else it is new.
     func sources(matching values: [Record]) -> [RecordSource] {
-        assert(Set(values.map(identity.of)).count == values.count, "the identity rule applies before matching")
         let stored = index ?? IdentityIndex(records, identity: identity)
+        assert(
+            stored.repeated.isSuperset(of: IdentityIndex(values, identity: identity).repeated),
+            "the identity rule applies before matching"
+        )
         // The positions of each identity stored several times: the record that holds a value keeps its bytes.
         var repeated: [AnyHashable: [Int]] = [:]
         if !stored.repeated.isEmpty {
@@ -253,14 +297,19 @@ struct WritePlan<Record: Hashable> {
         }
     }
 
-    /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood.
-    static func inOrder(_ values: some Sequence<Record>, identity: RecordIdentity<Record>) -> [Record] {
+    /// `values` with the identity rule applied: of several with one identity, the last stands where the first stood;
+    /// those with an identity in `exempt` all stand.
+    static func inOrder(
+        _ values: some Sequence<Record>, identity: RecordIdentity<Record>, except exempt: Set<AnyHashable> = []
+    ) -> [Record] {
         var positions: [AnyHashable: Int] = [:]
         var result: [Record] = []
         result.reserveCapacity(values.underestimatedCount)
         for value in values {
             let key = identity.of(value)
-            if let position = positions[key] {
+            if exempt.contains(key) {
+                result.append(value)
+            } else if let position = positions[key] {
                 result[position] = value
             } else {
                 positions[key] = result.count
@@ -284,24 +333,18 @@ struct StoredChanges<Record: Hashable> {
 
     var isEmpty: Bool { replaced.isEmpty && removed.isEmpty }
 
-    /// Replaces the record at the first of `positions`, which hold one identity, with `object`, and removes the
-    /// others; returns whether that changed anything.
-    mutating func replace(at positions: [Int], with object: Record) -> Bool {
-        let first = positions[0]
-        let later = positions.dropFirst()
-        let changes = (replaced[first] ?? read[first]) != object || !removed.isSuperset(of: later)
+    /// Replaces the record at `position` with `object`; returns whether that changed anything.
+    mutating func replace(at position: Int, with object: Record) -> Bool {
+        let changes = (replaced[position] ?? read[position]) != object
         // Back to what it held when read: its stored bytes serve again.
-        replaced[first] = read[first] == object ? nil : object
-        removed.formUnion(later)
+        replaced[position] = read[position] == object ? nil : object
         return changes
     }
 
-    /// Removes the records at `positions`; returns how many were not removed already.
-    mutating func remove(at positions: [Int]) -> Int {
-        let removing = Set(positions).subtracting(removed)
-        for position in removing { replaced[position] = nil }
-        removed.formUnion(removing)
-        return removing.count
+    /// Removes the record at `position`; returns 1, or 0 if it was removed already.
+    mutating func remove(at position: Int) -> Int {
+        replaced[position] = nil
+        return removed.insert(position).inserted ? 1 : 0
     }
 }
 
@@ -408,7 +451,7 @@ private struct IdentifierOnly<ID: Decodable>: Decodable {
 extension RecordIdentity: @unchecked Sendable {}
 
 /// The first position of each identity, and the identities stored more than once: this package never stores two,
-/// but a file written by hand or by another tool may, and a change must find and remove the later ones.
+/// but a file written by hand or by another tool may, and a change to such an identity must be refused.
 struct IdentityIndex {
     private var first: [AnyHashable: Int] = [:]
     private(set) var repeated: Set<AnyHashable> = []
@@ -446,8 +489,12 @@ extension Archive {
                 return result
             }
             var state = try takeState(of: file)
+            let unreadable = state?.unreadable ?? RecordPositions()
             var plan = WritePlan(taking: &state)
-            let outcome = Swift.Result { try body(&plan) }
+            var outcome = Swift.Result { try body(&plan) }
+            if let (key, positions) = plan.repeatedIdentity, case .success = outcome {
+                outcome = .failure(repeatedIdentity(key, at: positions.map(unreadable.positionAmongAll)))
+            }
             if plan.hasChanges, case .success = outcome {
                 try commit(&plan, over: &state, to: file, remembering: remembering)
             } else if !plan.hasChanges, var state {
@@ -472,6 +519,7 @@ extension Archive {
             var plan = WritePlan(taking: &state)
             plan.storedChanges = decoded
             guard let result = try? body(&plan) else { return nil }
+            if let (key, positions) = plan.repeatedIdentity { throw repeatedIdentity(key, at: positions) }
             guard plan.needsDecodedRecords else {
                 do {
                     if plan.hasChanges {
@@ -491,6 +539,10 @@ extension Archive {
             decoded = found
         }
         return nil
+    }
+
+    func repeatedIdentity(_ key: AnyHashable, at positions: [Int]) -> PersistenceError {
+        failure(.repeatedIdentity(identity: String(describing: key.base), records: positions))
     }
 
     /// Runs `change` under the lock with what the file holds (`nil` when there is no file) and makes the file hold

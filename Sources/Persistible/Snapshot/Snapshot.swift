@@ -73,6 +73,13 @@ struct RecordPositions: Sequence {
         firstIndex(notBelow: position)
     }
 
+    /// Where the record at `position` among those not listed here stands among all records.
+    func positionAmongAll(_ position: Int) -> Int {
+        var result = position
+        for listed in sorted where listed <= result { result += 1 }
+        return result
+    }
+
     mutating func insert(_ position: Int) {
         if !contains(position) { sorted.insert(position, at: firstIndex(notBelow: position)) }
     }
@@ -164,19 +171,31 @@ extension Archive {
 // MARK: - Looking up
 
 extension Archive where Value: Identifiable {
-    /// The last record with this `id`, as ``read()`` finds it; in a file not cached, decoding the records whose
-    /// stored `id` may be this one and none after it. A stored `id` is taken for the record's identity once a decoded
-    /// record shows it is, unless the type migrates records, whose identity only their decoding tells.
+    /// The record with this `id`, as ``read()`` finds it; in a file not cached, decoding the records whose stored
+    /// `id` may be this one. A stored `id` is taken for the record's identity once a decoded record shows it is,
+    /// unless the type migrates records, whose identity only their decoding tells. Throws
+    /// ``PersistenceError/Reason/repeatedIdentity(identity:records:)`` where more than one record has it.
     func record(withID id: Value.ID) throws(PersistenceError) -> Value? {
+        func theOnly(_ found: [(index: Int, value: Value)]) throws(PersistenceError) -> Value? {
+            guard found.count < 2 else { throw repeatedIdentity(id, at: found.map(\.index).sorted()) }
+            return found.first?.value
+        }
+        func matches(in state: Snapshot<Value>?) throws(PersistenceError) -> Value? {
+            guard let state else { return nil }
+            let values = state.contents.values
+            return try theOnly(values.indices.filter { values[$0].id == id }.map {
+                (state.unreadable.positionAmongAll($0), values[$0])
+            })
+        }
         if let cached = cachedState(taking: false), cached.undecoded == nil,
             cached.identity == FileSystem.status(path).map(FileIdentity.init)
         {
-            return cached.values.last { $0.id == id }
+            return try matches(in: cached)
         }
         // Anything the records alone cannot answer, such as damage or a single value, is the whole read's to tell:
         // so is an `id` that JSON writes more than one way, and the identity of a type that migrates records, which
         // only their decoding tells.
-        let wholeRead = { () throws(PersistenceError) in try read()?.contents.values.last { $0.id == id } }
+        let wholeRead = { () throws(PersistenceError) in try matches(in: read()) }
         guard let (bytes, _) = try contents(atPath: path) else { return nil }
         let reading = recordReading()
         guard scansStrictJSON, reading.migrations.isEmpty, let kind = IdentifierSpelling(of: id),
@@ -202,10 +221,11 @@ extension Archive where Value: Identifiable {
         func decoded(_ record: JSONScanner.ElementWithMember, at index: Int) -> Value? {
             decodeRecord(bytes, at: record.element, reading: reading, index: index).value
         }
+        var found: [(index: Int, value: Value)] = []
         var shownFrom: Int?
         for (index, record, match) in last.fromTheLast {
             guard let value = decoded(record, at: index) else { return try wholeRead() }
-            if value.id == id { return value }
+            if value.id == id { found.append((index, value)) }
             guard match != nil, let shows = showsIdentity(value.id, in: bytes, at: record) else { continue }
             guard shows else { return try wholeRead() }
             shownFrom = index
@@ -214,9 +234,9 @@ extension Archive where Value: Identifiable {
         guard let shownFrom else { return last.count == 0 ? nil : try wholeRead() }
         for (index, record) in candidates.reversed() where index < shownFrom {
             guard let value = decoded(record, at: index) else { return try wholeRead() }
-            if value.id == id { return value }
+            if value.id == id { found.append((index, value)) }
         }
-        return nil
+        return try theOnly(found)
     }
 }
 

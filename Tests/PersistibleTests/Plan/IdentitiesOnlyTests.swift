@@ -70,17 +70,19 @@ import Testing
         }
     }
 
-    /// An identity stored twice, as a file written by hand may hold it: an edit replaces the first and removes the
-    /// other, a removal removes both, as on decoded records.
-    @Test func aColdChangeOfAnIdentityStoredTwiceChangesEveryCopy() throws {
+    /// An identity stored twice, as a file written by hand may hold it: an edit and a removal of it are refused,
+    /// as on decoded records, and the file is left as it was.
+    @Test func aColdChangeOfAnIdentityStoredTwiceIsRefused() throws {
         try inTemporaryDirectory { _ in
             let twice = #"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 1, "name": "c"}, {"id": 3, "name": "d"}]"#
             try Data(twice.utf8).write(to: Plain.archiveUrl)
-            #expect(try Plain(id: 1, name: "e").saveToFile())
-            #expect(try Plain.loadListFromFile() == [Plain(id: 1, name: "e"), Plain(id: 2, name: "b"), Plain(id: 3, name: "d")])
-            try Data(twice.utf8).write(to: Plain.archiveUrl)
-            #expect(try Plain(id: 1, name: "x").removeFromFile())
-            #expect(try Plain.loadListFromFile() == [Plain(id: 2, name: "b"), Plain(id: 3, name: "d")])
+            for change in [{ try Plain(id: 1, name: "e").saveToFile() }, { try Plain(id: 1, name: "x").removeFromFile() }] {
+                let error = try #require(throws: PersistenceError.self) { _ = try change() }
+                #expect(error.reason == .repeatedIdentity(identity: "1", records: [0, 2]))
+                #expect(try Data(contentsOf: Plain.archiveUrl) == Data(twice.utf8))
+            }
+            #expect(try Plain(id: 2, name: "B").saveToFile())
+            #expect(try Plain.loadListFromFile().map(\.name) == ["a", "B", "c", "d"])
         }
     }
 

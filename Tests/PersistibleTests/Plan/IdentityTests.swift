@@ -112,55 +112,71 @@ import Testing
         }
     }
 
-    @Test(arguments: Interface.allCases)
-    func removingRemovesEveryValueWithTheIdentity(_ interface: Interface) throws {
-        try inTemporaryDirectory { _ throws in
-            try writeRepeatedIdentity()
-            try interface.remove(Todo(id: 1, title: "whatever"))
-            #expect(try Todo.loadListFromFile() == [other])
-        }
+    /// Asserts that `change` threw `repeatedIdentity` naming records 0 and 2, and left the file byte for byte.
+    private func expectRefused(_ change: () throws -> Void) throws {
+        let before = try Data(contentsOf: Todo.archiveUrl)
+        let error = try #require(throws: PersistenceError.self) { try change() }
+        #expect(error.reason == .repeatedIdentity(identity: "1", records: [0, 2]))
+        #expect(error.description.contains("records 0, 2"))
+        #expect(try Data(contentsOf: Todo.archiveUrl) == before)
     }
 
     @Test(arguments: Interface.allCases)
-    func savingReplacesTheFirstAndRemovesTheLaterOnes(_ interface: Interface) throws {
+    func removingAnIdentityStoredTwiceIsRefused(_ interface: Interface) throws {
         try inTemporaryDirectory { _ throws in
             try writeRepeatedIdentity()
-            let edited = Todo(id: 1, title: "edited")
-            try interface.save(edited)
-            #expect(try Todo.loadListFromFile() == [edited, other])
+            try expectRefused { try interface.remove(Todo(id: 1, title: "whatever")) }
         }
     }
 
     @Test(arguments: Interface.allCases)
-    func savingTheFirstValueAgainStillRemovesTheLaterOnes(_ interface: Interface) throws {
+    func savingAnIdentityStoredTwiceIsRefusedWhicheverValueItGives(_ interface: Interface) throws {
         try inTemporaryDirectory { _ throws in
             try writeRepeatedIdentity()
-            try interface.save(first)
-            #expect(try Todo.loadListFromFile() == [first, other])
+            try expectRefused { try interface.save(Todo(id: 1, title: "edited")) }
+            try expectRefused { try interface.save(first) }
+            // Once the file is read and cached, the same.
+            #expect(try interface.all() == [first, other, second])
+            try expectRefused { try interface.save(second) }
         }
     }
 
-    @Test func aStoresUpdateReplacesTheFirstAndRemovesTheLaterOnes() throws {
+    @Test func lookingUpAnIdentityStoredTwiceIsRefused() throws {
         try inTemporaryDirectory { _ throws in
             try writeRepeatedIdentity()
-            let edited = Todo(id: 1, title: "edited")
-            try FileStore<Todo>().update(edited)
-            #expect(try Todo.loadListFromFile() == [edited, other])
+            try expectRefused { _ = try Todo.loadFromFile(id: 1) }
+            #expect(try Todo.loadFromFile(id: 2) == other)
+            _ = try Todo.loadListFromFile()
+            try expectRefused { _ = try Todo.loadFromFile(id: 1) }
         }
     }
 
-    @Test func aWriteBlockSeesTheFirstRecordAndChangesLikeTheStore() throws {
+    @Test func aStoresUpdateOfAnIdentityStoredTwiceIsRefused() throws {
+        try inTemporaryDirectory { _ throws in
+            try writeRepeatedIdentity()
+            try expectRefused { try FileStore<Todo>().update(Todo(id: 1, title: "edited")) }
+        }
+    }
+
+    @Test func writesOfOtherIdentitiesKeepBothRecords() throws {
         try inTemporaryDirectory { _ throws in
             try writeRepeatedIdentity()
             let third = Todo(id: 3, title: "third")
+            var edited = other
+            edited.done = true
+            try third.saveToFile()
+            try edited.saveToFile()
+            #expect(try Todo.loadListFromFile() == [first, edited, second, third])
             try FileStore<Todo>().write { writer in
-                #expect(writer.record(matching: Todo(id: 1, title: "")) == first)
-                writer.insert(third)
-                writer.delete(other)
+                writer.insert(other)
+                writer.delete(third)
             }
-            #expect(try Todo.loadListFromFile() == [first, second, third])
+            #expect(try Todo.loadListFromFile() == [first, other, second])
+            try Todo.updateList { $0.append(third) }
+            #expect(try Todo.loadListFromFile() == [first, other, second, third])
+            // Writes that take every record make the file hold what they are given.
             let changes = try FileStore<Todo>().synchronize(with: [first, third])
-            #expect(changes.removed == [second])
+            #expect(changes.removed == [other, second])
             #expect(try Todo.loadListFromFile() == [first, third])
         }
     }

@@ -212,19 +212,18 @@ import Testing
         #expect(outcomes[0][2] == outcomes[1][2])
     }
 
-    /// An identity stored several times, the first copy equal to the value saved: the cold path copies that record
-    /// as stored (unknown keys and layout) and removes the others; the decoded path re-encodes it, keeping its
-    /// unknown keys. They load alike.
-    @Test func aRepeatedIdentitysFirstCopyIsCopiedColdAndReencodedDecoded() throws {
+    /// An identity stored several times, the first copy equal to the value saved: the cold path and the decoded
+    /// path both refuse it, and leave the file as it was.
+    @Test func aRepeatedIdentityIsRefusedColdAndDecoded() throws {
         let file = #"[{"id": 2, "name": "b", "k": [1]}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}, {"id": 2, "name": "q"}]"#
         let outcomes = try [true, false].map { loadFirst in
             try run(WarmInt.self, file: file, steps: [.save([(2, "b")])], loadFirst: loadFirst, clearing: false,
                 sourceLocation: #_sourceLocation)
         }
-        #expect(outcomes[0][0] == "saved true")
-        #expect(outcomes[1][0] == "saved true")
-        #expect(outcomes[1][1] == "bytes: [\n  {\"id\": 2, \"name\": \"b\", \"k\": [1]},\n  {\"id\": 3, \"name\": \"c\"}\n]\n")
-        #expect(outcomes[0][1] != outcomes[1][1])
+        for outcome in outcomes {
+            #expect(outcome[0].hasPrefix("threw") && outcome[0].contains("records 0, 1, 3"))
+            #expect(outcome[1] == "bytes: " + file)
+        }
         #expect(outcomes[0][2] == outcomes[1][2])
     }
 

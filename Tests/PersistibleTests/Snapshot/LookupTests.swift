@@ -65,12 +65,14 @@ import Testing
         }
     }
 
-    /// Of several records with one `id`, the last, as a load and a write of them all keep it.
-    @Test func ofTwoRecordsWithOneIdTheLastIsFound() throws {
+    /// Several records with one `id`: which one is meant cannot be told, and the error names them.
+    @Test func aLookupOfAnIdStoredTwiceIsRefused() throws {
         try inTemporaryDirectory { _ in
             try Data(#"[{"id": 1, "name": "first"}, {"id": 2, "name": "two"}, {"id": 1, "name": "last"}]"#.utf8)
                 .write(to: Plain.archiveUrl)
-            #expect(try Plain.loadFromFile(id: 1) == Plain(id: 1, name: "last"))
+            let error = try #require(throws: PersistenceError.self) { try Plain.loadFromFile(id: 1) }
+            #expect(error.reason == .repeatedIdentity(identity: "1", records: [0, 2]))
+            #expect(try Plain.loadFromFile(id: 2) == Plain(id: 2, name: "two"))
         }
     }
 
