@@ -50,8 +50,8 @@ public protocol Persistible {
     /// type; by default none (see <doc:ModelEvolution>).
     static var archiveMigrations: [ArchiveMigration<Self>] { get }
 
-    /// Whether reads skip the records of an array that no version of the type reads, and writes keep them byte for
-    /// byte; by default `false`: such a record makes every operation throw (see <doc:ModelEvolution>).
+    /// Whether reads skip the records of an array that no version of the type reads; by default `false`: such a
+    /// record makes every load throw. Writes keep such records byte for byte either way (see <doc:ModelEvolution>).
     static var archiveSkipsUnreadableRecords: Bool { get }
 }
 

@@ -60,11 +60,15 @@ extension Archive {
         ))
     }
 
-    /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
-    func isJSON(_ bytes: Data) -> Bool {
-        // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
-        if scansStrictJSON, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
-        return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
+    /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold: its strings spell text and it
+    /// nests no deeper than the decoder reads, with `depth` containers around it.
+    func isJSON(_ bytes: Data, nestedIn depth: Int = 0) -> Bool {
+        let limit = JSONScanner.maximumDepth - depth
+        if scansStrictJSON, JSONScanner.valueRange(of: bytes, checkingText: true, maximumDepth: limit) != nil {
+            return true
+        }
+        guard let strict = StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) else { return false }
+        return JSONScanner.valueRange(of: strict, checkingText: true, maximumDepth: limit) != nil
     }
 
     /// Where a decoding error occurred, as `[3].age`, and what it says.

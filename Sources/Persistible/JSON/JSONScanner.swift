@@ -216,9 +216,16 @@ struct JSONScanner {
         case utf8 = "UTF-8 text"
     }
 
-    /// The range of the one value that `data` holds, whitespace aside; `nil` if it holds no single JSON value.
-    static func valueRange(of data: Data) -> Range<Int>? {
-        reading(data) { $0.value() }
+    /// How many containers `JSONDecoder` opens inside one another before it refuses the bytes as not JSON.
+    static let maximumDepth = 512
+
+    /// The range of the one value that `data` holds, whitespace aside; `nil` if it holds no single JSON value, or,
+    /// as asked, one whose strings do not all spell text or that nests more than `maximumDepth` containers.
+    static func valueRange(of data: Data, checkingText: Bool = false, maximumDepth: Int = .max) -> Range<Int>? {
+        reading(data, checkingText: checkingText) { scanner in
+            scanner.maximumDepth = maximumDepth
+            return scanner.value()
+        }
     }
 
     /// Where the containers and members lie, if `data` holds one JSON value, strictly: without a byte order mark, so
@@ -227,8 +234,8 @@ struct JSONScanner {
     static func map(ofStrictJSON data: Data) -> DocumentMap? {
         guard !data.starts(with: [0xEF, 0xBB, 0xBF]), data.count < Int32.max else { return nil }
         return reading(data) { scanner in
-            // No deeper than Foundation reads (it throws beyond 512), which also bounds the decoder's recursion.
-            scanner.maximumDepth = 512
+            // No deeper than Foundation reads, which also bounds the decoder's recursion.
+            scanner.maximumDepth = maximumDepth
             scanner.map = DocumentMap(capacityFor: data.count)
             return scanner.value() == nil ? nil : scanner.map
         }

@@ -32,6 +32,9 @@ struct WritePlan<Record: Hashable> {
     /// An identity the write changes that more than one stored record holds, with their positions as read: which of
     /// them it means cannot be told, so the write is refused rather than guessing and dropping the others.
     private(set) var repeatedIdentity: (key: AnyHashable, positions: [Int])?
+    /// The values ``delete(_:)`` or a store's `update(_:)` found no record of: a record no version reads may hold
+    /// their identity.
+    private(set) var notFound: [Record] = []
 
     init(records: [Record], identity: RecordIdentity<Record> = RecordIdentity()) {
         self.records = records
@@ -137,6 +140,10 @@ struct WritePlan<Record: Hashable> {
         return true
     }
 
+    mutating func noteNotFound(_ object: Record) {
+        notFound.append(object)
+    }
+
     private mutating func refuse(_ key: AnyHashable, storedAt positions: [Int]) {
         if repeatedIdentity == nil { repeatedIdentity = (key, positions) }
     }
@@ -197,7 +204,10 @@ struct WritePlan<Record: Hashable> {
             }
             return storedChanges.remove(at: stored[0])
         }
-        guard !needsDecodedRecords, let position = position(of: key) else { return 0 }
+        guard !needsDecodedRecords, let position = position(of: key) else {
+            if !needsDecodedRecords { noteNotFound(object) }
+            return 0
+        }
         guard index?.repeated.contains(key) == true else {
             removeRecords(at: [position])
             return 1
@@ -494,6 +504,10 @@ extension Archive {
             var outcome = Swift.Result { try body(&plan) }
             if let (key, positions) = plan.repeatedIdentity, case .success = outcome {
                 outcome = .failure(repeatedIdentity(key, at: positions.map(unreadable.positionAmongAll)))
+            }
+            // A removal or update of what a record no version reads may hold is refused, as a save of it is.
+            if !unreadable.isEmpty, !plan.notFound.isEmpty, let state {
+                try refuseIdentitiesOfUnreadable(in: state, written: plan.notFound)
             }
             if plan.hasChanges, case .success = outcome {
                 try commit(&plan, over: &state, to: file, remembering: remembering)

@@ -104,7 +104,10 @@ extension Archive {
     /// What the file holds now, or `nil` if there is no file. Takes no lock: writers rename whole files into place.
     func read() throws(PersistenceError) -> Snapshot<Value>? {
         let cached = cachedState(taking: false)
-        if let cached, cached.undecoded == nil, cached.identity == FileSystem.status(path).map(FileIdentity.init) {
+        // A write keeps records no version reads; a load throws for them unless the type skips them.
+        if let cached, cached.undecoded == nil, cached.unreadable.isEmpty || evolution.skipsUnreadable,
+            cached.identity == FileSystem.status(path).map(FileIdentity.init)
+        {
             return cached
         }
         let state = try readFile(atPath: path, after: cached)
@@ -116,7 +119,7 @@ extension Archive {
     func takeState(of file: AtomicFile) throws(PersistenceError) -> Snapshot<Value>? {
         let cached = cachedState(taking: true)
         if let cached, cached.undecoded == nil, cached.identity == file.identityUnderLock { return cached }
-        return try readFile(atPath: file.path, after: cached)
+        return try readFile(atPath: file.path, after: cached, forWriting: true)
     }
 
     /// The snapshot this archive's decoder made of the file, to check against it; `taking` leaves the only copy.
@@ -141,7 +144,7 @@ extension Archive {
     /// The file at `path` decoded, or `nil` if there is none; of `previous` with values appended, only those. Apart
     /// from the cache checks, which it would slow by some 5 µs in the unspecialized generic code that clients run.
     private func readFile(
-        atPath path: String, after previous: consuming Snapshot<Value>?
+        atPath path: String, after previous: consuming Snapshot<Value>?, forWriting: Bool = false
     ) throws(PersistenceError) -> Snapshot<Value>? {
         guard let (bytes, identity) = try contents(atPath: path) else { return nil }
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
@@ -164,7 +167,7 @@ extension Archive {
             state.values += decoded.values
             return state
         }
-        return try decode(bytes, identity: identity)
+        return try decode(bytes, identity: identity, forWriting: forWriting)
     }
 }
 
@@ -188,6 +191,7 @@ extension Archive where Value: Identifiable {
             })
         }
         if let cached = cachedState(taking: false), cached.undecoded == nil,
+            cached.unreadable.isEmpty || evolution.skipsUnreadable,
             cached.identity == FileSystem.status(path).map(FileIdentity.init)
         {
             return try matches(in: cached)
@@ -496,9 +500,15 @@ struct RecordReading<Value: Codable> {
 }
 
 extension Archive {
-    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution.
-    func decode(_ bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value> {
-        if !evolution.isEmpty, scansStrictJSON, let decoded = try decodeRecords(in: bytes, identity: identity) {
+    /// Decodes a file's bytes as a `Value` or a `[Value]`, whichever they hold, with the type's evolution. Records
+    /// no version reads are kept as stored where the type skips them, and `forWriting`: a write keeps every record it
+    /// does not change, read or not (<doc:Guarantees#Files-that-cannot-be-read>).
+    func decode(
+        _ bytes: Data, identity: FileIdentity, forWriting: Bool = false
+    ) throws(PersistenceError) -> Snapshot<Value> {
+        if !evolution.isEmpty, scansStrictJSON,
+            let decoded = try decodeRecords(in: bytes, identity: identity, forWriting: forWriting)
+        {
             return decoded
         }
         // The first byte says which to try first, so that an array is decoded once. The other is tried too before
@@ -519,8 +529,8 @@ extension Archive {
                 return Snapshot(identity: identity, bytes: bytes, values: values)
             }
             // Only now, so that a file whose records all decode pays nothing for those that might not.
-            if opensArray, evolution.isEmpty, evolution.skipsUnreadable, scansStrictJSON,
-                let decoded = try decodeRecords(in: bytes, identity: identity)
+            if opensArray, evolution.isEmpty, forWriting || evolution.skipsUnreadable, scansStrictJSON,
+                let decoded = try decodeRecords(in: bytes, identity: identity, forWriting: forWriting)
             {
                 return decoded
             }
@@ -547,10 +557,12 @@ extension Archive {
     }
 
     /// Decodes record by record, filling defaults and trying migrations; `nil` if the bytes are not strict UTF-8 JSON.
-    private func decodeRecords(in bytes: Data, identity: FileIdentity) throws(PersistenceError) -> Snapshot<Value>? {
+    private func decodeRecords(
+        in bytes: Data, identity: FileIdentity, forWriting: Bool
+    ) throws(PersistenceError) -> Snapshot<Value>? {
         if let ranges = JSONScanner.elementRanges(of: bytes) {
             do {
-                let decoded = try decodeArray(bytes, records: ranges, identity: identity)
+                let decoded = try decodeArray(bytes, records: ranges, identity: identity, forWriting: forWriting)
                 // A value whose own encoding is an array, rather than records of another version.
                 if !decoded.unreadable.isEmpty, let single = try? decoder.decodeDirectly(Value.self, from: bytes) {
                     return Snapshot(identity: identity, bytes: bytes, values: [single], isSingleValue: true)
@@ -584,13 +596,13 @@ extension Archive {
     }
 
     private func decodeArray(
-        _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity
+        _ bytes: Data, records ranges: [Range<Int>], identity: FileIdentity, forWriting: Bool
     ) throws(PersistenceError) -> Snapshot<Value> {
         var reading = recordReading()
         let (source, filledRanges, lacking) = reading.defaults?.fill(bytes, records: ranges)
             ?? (bytes, ranges, RecordPositions())
         reading.defaults = nil
-        let skipsUnreadable = evolution.skipsUnreadable
+        let skipsUnreadable = forWriting || evolution.skipsUnreadable
         // A record that needed a default may hold what an older type reads under keys the current one lacks: then
         // the records are read one at a time, so that a migration comes before the default.
         if lacking.isEmpty || reading.migrations.isEmpty {
@@ -606,6 +618,7 @@ extension Archive {
         var values: [Value] = []
         // Each found in ascending order, so that every insertion is an append.
         var (stale, migrated, unreadable) = (RecordPositions(), RecordPositions(), RecordPositions())
+        var firstMismatch: VersionMismatch?
         values.reserveCapacity(ranges.count)
         for index in ranges.indices {
             let filled = lacking.contains(index) ? source[offsets: filledRanges[index]] : nil
@@ -617,10 +630,16 @@ extension Archive {
             case .failure(let mismatch):
                 guard skipsUnreadable else { throw mismatchError(mismatch) }
                 // Only another version's record is skipped: one that is not JSON is damage, which must not vanish.
-                guard isJSON(Data(bytes[offsets: ranges[index]])) else { throw mismatchError(mismatch, isDamage: true) }
+                guard isJSON(Data(bytes[offsets: ranges[index]]), nestedIn: 1) else {
+                    throw mismatchError(mismatch, isDamage: true)
+                }
                 unreadable.insert(index)
+                if firstMismatch == nil { firstMismatch = mismatch }
             }
         }
+        // A file of which the type reads no record is another type's, or a newer version's throughout: a write does
+        // not add to it unless the type asked to skip what it cannot read.
+        if values.isEmpty, let firstMismatch, !evolution.skipsUnreadable { throw mismatchError(firstMismatch) }
         return Snapshot(
             identity: identity, bytes: bytes, values: values, stale: stale, migrated: migrated, unreadable: unreadable
         )

@@ -53,6 +53,7 @@ public struct StoreWriter<Object: Hashable> {
     public mutating func update(_ object: Object) throws(PersistenceError) {
         let key = plan.identity.of(object)
         guard plan.position(of: key) != nil else {
+            plan.noteNotFound(object)
             let reason = PersistenceError.Reason.recordNotFound(identity: String(describing: key.base))
             throw PersistenceError(reason, url: location, typeName: String(describing: Object.self))
         }

@@ -100,3 +100,62 @@ import Testing
         }
     }
 }
+
+/// One rule for a record this version does not read (a hand edit put a number where a name goes): every load throws
+/// for it, unless the type skips such records, and every write keeps it byte for byte, whichever path writes.
+@Suite struct UnreadableRecordWriteTests {
+    struct Person: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var name: String
+    }
+
+    static let file = #"[{"id":0,"name":5},{"id":1,"name":"one"}]"#
+    static let damaged = #"{"id":0,"name":5}"#
+
+    /// Every way to write the file, each given a fresh copy of it, cold (as a new process) or after a failed load.
+    enum Write: String, CaseIterable, Sendable {
+        case append, edit, remove, bulkSave, storeInsert, storeUpdate, storeDelete, updateList, removeWhere
+
+        func run() throws {
+            let store = FileStore<Person>()
+            switch self {
+            case .append: try Person(id: 2, name: "two").saveToFile()
+            case .edit: try Person(id: 1, name: "uno").saveToFile()
+            case .remove: try Person(id: 1, name: "").removeFromFile()
+            case .bulkSave: try (2..<40).map { Person(id: $0, name: "\($0)") }.saveToFile()
+            case .storeInsert: try store.insert(Person(id: 2, name: "two"))
+            case .storeUpdate: try store.update(Person(id: 1, name: "uno"))
+            case .storeDelete: try store.delete(Person(id: 1, name: ""))
+            case .updateList: try Person.updateList { $0.append(Person(id: ($0.map(\.id).max() ?? 0) + 1, name: "next")) }
+            case .removeWhere: try Person.removeFromFile { $0.name == "one" }
+            }
+        }
+    }
+
+    @Test(arguments: Write.allCases, [false, true])
+    func everyWriteKeepsARecordNoVersionReads(_ write: Write, afterALoad: Bool) throws {
+        try inTemporaryDirectory { _ in
+            try Data(Self.file.utf8).write(to: Person.archiveUrl)
+            Person.clearArchiveCache()
+            if afterALoad { #expect(throws: PersistenceError.self) { try Person.loadListFromFile() } }
+            try write.run()
+            let text = try String(decoding: Data(contentsOf: Person.archiveUrl), as: UTF8.self)
+            #expect(text.contains(Self.damaged), "\(text)")
+            // In this process, from its memory of the write, and in a new one, the load still throws.
+            #expect(throws: PersistenceError.self) { try Person.loadListFromFile() }
+            Person.clearArchiveCache()
+            #expect(throws: PersistenceError.self) { try Person.loadListFromFile() }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aWriteOfTheIdentityThatRecordHoldsThrowsAndChangesNothing(afterALoad: Bool) throws {
+        try inTemporaryDirectory { _ in
+            try Data(Self.file.utf8).write(to: Person.archiveUrl)
+            Person.clearArchiveCache()
+            if afterALoad { _ = try? Person.loadListFromFile() }
+            #expect(throws: PersistenceError.self) { try Person(id: 0, name: "zero").saveToFile() }
+            #expect(try Data(contentsOf: Person.archiveUrl) == Data(Self.file.utf8))
+        }
+    }
+}
