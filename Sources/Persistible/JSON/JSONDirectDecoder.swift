@@ -262,8 +262,14 @@ final class DirectDecoding: JSONDocument {
     /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
     private func numberByFoundation<T: Decodable>(_ type: T.Type, at offset: Int) throws -> T {
         let number = Data(bytes[offset..<endOfValue(at: offset)])
-        guard let value = try? foundation.decode(type, from: number) else { throw NotValidJSON() }
-        return value
+        do {
+            return try foundation.decode(type, from: number)
+        } catch DecodingError.dataCorrupted {
+            throw NotValidJSON()
+        } catch {
+            // Not about the number, such as a Foundation that does not read the type: its own words for the whole.
+            throw leaveToFoundation()
+        }
     }
 
     // MARK: Errors

@@ -258,4 +258,31 @@ import Testing
         let count = differences.count
         #expect(count == 0, "\(differences.prefix(10).joined(separator: "\n"))")
     }
+
+    /// A decoder that, as a Foundation from before the 128-bit integers, refuses them: where the direct decoder asks
+    /// it for one number alone, the whole document gets its answer, not a claim that the bytes are not JSON.
+    final class DecoderWithoutWideIntegers: JSONDecoder, @unchecked Sendable {
+        override func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+                T.self == Int128.self || T.self == UInt128.self
+            {
+                let description = "Decoder has not implemented support for \(T.self)"
+                throw DecodingError.typeMismatch(T.self, .init(codingPath: [], debugDescription: description))
+            }
+            return try super.decode(type, from: data)
+        }
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aNumberTheDecoderWillNotConvertAloneGetsItsAnswerForTheWholeDocument() {
+        let decoder = DecoderWithoutWideIntegers()
+        decoder.userInfo[Self.request] = Request.keyed
+        // Exponents, fractions and more than 19 digits are what the direct decoder asks Foundation to convert.
+        for number in ["1e2", "1.0", "12345678901234567890123", "1.5"] {
+            let data = Data(#"{"v":\#(number)}"#.utf8)
+            let whole = Result { try decoder.decode(Probe<Int128>.self, from: data) }.map(\.read)
+            let direct = Result { try decoder.decodeDirectly(Probe<Int128>.self, from: data) }.map(\.read)
+            #expect("\(direct)" == "\(whole)", "\(number)")
+        }
+    }
 }
