@@ -29,12 +29,14 @@ extension Archive {
 
     // MARK: - Decoding and encoding
 
-    /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch.
+    /// The error for a record no version reads; with `isDamage`, for one that is not JSON, which names no mismatch,
+    /// nor does a record that the decoder cannot read as the current type for want of support for a type in it.
     func mismatchError(_ mismatch: VersionMismatch, isDamage: Bool = false) -> PersistenceError {
         let first = mismatch.attempts.first
+        let unsupported = first.flatMap { PersistenceError.typeUnsupported(by: $0.detail) } != nil
         return PersistenceError(
             .unreadable(codingPath: first?.codingPath ?? "", detail: first?.detail ?? ""),
-            url: url, typeName: typeName, versionMismatch: isDamage ? nil : mismatch
+            url: url, typeName: typeName, versionMismatch: isDamage || unsupported ? nil : mismatch
         )
     }
 

@@ -137,6 +137,12 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
         case .fileNotFound:
             happened = "No \(typeName) has been saved at '\(path)' yet: the file does not exist."
         case .unreadable(let codingPath, let detail):
+            // The decoder's shortcoming, not the file's: neither damage nor another version.
+            if let type = Self.typeUnsupported(by: detail) {
+                let what = "the decoder in use does not read \(type) values on this system"
+                return ("'\(path)' could not be read\(Self.at(codingPath)): \(what) (\(detail))." + leftAsIs,
+                        "Read the file where the decoder supports \(type), or store the value as a type it reads.")
+            }
             guard let mismatch = versionMismatch else {
                 let what = "neither \(Self.article(for: typeName)) \(typeName) nor an array of \(typeName) values"
                 return ("'\(path)' holds \(what)\(Self.at(codingPath)): \(Self.sentence(detail))" + leftAsIs, repair)
@@ -208,6 +214,15 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
     /// " at [3].age", or nothing for the whole file.
     static func at(_ codingPath: String) -> String {
         codingPath.isEmpty ? "" : " at \(codingPath)"
+    }
+
+    /// The type a decoder said it cannot read, in the words of the standard library's default for a container method
+    /// that a decoder does not implement (`Decoder has not implemented support for Int128`); `nil` for any other
+    /// message. Such a file is neither damaged nor another version's.
+    static func typeUnsupported(by detail: String) -> Substring? {
+        let words = "Decoder has not implemented support for "
+        guard detail.hasPrefix(words) else { return nil }
+        return detail.dropFirst(words.count).prefix { !$0.isWhitespace && $0 != "." }
     }
 
     /// A message as a sentence: a decoder's message for an unknown enum case, for one, ends without a full stop.

@@ -262,8 +262,14 @@ final class DirectDecoding: JSONDocument {
     /// The number at `offset` as Foundation converts it, for the conversions that only it decides exactly.
     private func numberByFoundation<T: Decodable>(_ type: T.Type, at offset: Int) throws -> T {
         let number = Data(bytes[offset..<endOfValue(at: offset)])
-        guard let value = try? foundation.decode(type, from: number) else { throw NotValidJSON() }
-        return value
+        do {
+            return try foundation.decode(type, from: number)
+        } catch DecodingError.dataCorrupted {
+            throw NotValidJSON()
+        } catch {
+            // Not about the number, such as a Foundation that does not read the type: its own words for the whole.
+            throw leaveToFoundation()
+        }
     }
 
     // MARK: Errors
@@ -399,6 +405,14 @@ struct DirectDecoder: Decoder, SingleValueDecodingContainer {
     func decode<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
         try source.integer(type, at: offset, path: codingPath)
     }
+
+    // The 128-bit integers came after the protocol, with defaults that throw, which the generic method does not
+    // replace: each container meets them by name.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    func decode(_ type: Int128.Type) throws -> Int128 { try source.integer(type, at: offset, path: codingPath) }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try source.integer(type, at: offset, path: codingPath) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try source.unwrap(type, at: offset, parent: node, key: nil)
@@ -556,6 +570,16 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         try source.unwrap(type, at: try value(of: key), parent: node, key: key)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        try source.integer(type, at: try value(of: key), path: node.appending(key).path)
+    }
+
     // One search for the key, where the protocol's defaults make three. The usual types need overloads of their
     // own: the protocol's extension has a default for each, which the generic method would not replace.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try valueIfPresent(type, key) }
@@ -650,6 +674,19 @@ struct DirectUnkeyedContainer: UnkeyedDecodingContainer {
     /// Every type's requirement, the scalars' too, which a generic method meets: `unwrap` reads those first.
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try source.unwrap(type, at: try next(type), parent: node, key: currentKey)
+        advance()
+        return value
+    }
+
+    // The protocol's `decodeIfPresent` for these, which Foundation keeps too, does not move past the end.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try nextInteger(type) }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try nextInteger(type) }
+
+    private mutating func nextInteger<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        let value = try source.integer(type, at: try next(type), path: node.appending(currentKey).path)
         advance()
         return value
     }

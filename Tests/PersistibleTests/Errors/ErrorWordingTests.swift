@@ -100,6 +100,27 @@ import Testing
         }
     }
 
+    /// A file that any decoder with the 128-bit integers reads is neither damaged nor another version's.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aTypeTheDecoderCannotReadIsBlamedOnTheDecoderNotOnAnotherVersion() throws {
+        try inTemporaryDirectory { _ in
+            let cases: [(stored: String, codingPath: String, load: () throws -> Void)] = [
+                ("[5]", "[0]", { _ = try Ledger.loadListFromFile() }), ("5", "", { _ = try Ledger.loadFromFile() }),
+            ]
+            for (stored, codingPath, load) in cases {
+                try Data(stored.utf8).write(to: Ledger.archiveUrl)
+                let error = try #require(persistenceError(load))
+                let detail = "Decoder has not implemented support for Int128"
+                #expect(error.reason == .unreadable(codingPath: codingPath, detail: detail))
+                #expect(error.versionMismatch == nil)
+                #expect(!error.description.contains("version"), "\(error.description)")
+                #expect(error.localizedDescription.contains("the decoder in use does not read Int128 values"))
+                #expect(error.recoverySuggestion?.contains("repair") == false)
+                #expect(try Data(contentsOf: Ledger.archiveUrl) == Data(stored.utf8))
+            }
+        }
+    }
+
     @Test func aLockHeldTooLongSaysWriteNotSaveForEveryOperation() {
         let text = description(.lockHeld(processID: 42), "Item")
         #expect(text.hasPrefix("Couldn't write '/data/file.json': process 42 held its lock"), "\(text)")
@@ -111,4 +132,26 @@ import Testing
 private struct Ticket: Codable, Hashable, Persistible {
     enum State: String, Codable { case open, closed }
     var state: State
+}
+
+/// A ledger that reads its total through a container without the 128-bit methods, as a decoder written before them
+/// does: the standard library's default for the method refuses the value.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+private struct Ledger: Codable, Hashable, Persistible {
+    var total: Int128
+
+    init(total: Int128) {
+        self.total = total
+    }
+
+    init(from decoder: any Decoder) throws {
+        total = try ContainerWithoutWideIntegers(base: decoder.singleValueContainer()).decode(Int128.self)
+    }
+
+    struct ContainerWithoutWideIntegers: SingleValueDecodingContainer {
+        let base: any SingleValueDecodingContainer
+        var codingPath: [any CodingKey] { base.codingPath }
+        func decodeNil() -> Bool { base.decodeNil() }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try base.decode(type) }
+    }
 }
