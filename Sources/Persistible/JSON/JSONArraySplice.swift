@@ -59,9 +59,10 @@ struct JSONArraySplice {
 
     /// The last byte but whitespace before the `]` that closes the array in `bytes` (the end of the last element, a
     /// trailing comma or the opening `[`); `nil` if `bytes` are not an array in UTF-8, the only encoding the splice
-    /// writes. In UTF-16 and UTF-32 the first or the last byte is zero, and a byte order mark is no `[`.
+    /// writes. In UTF-16 and UTF-32 one of the first four bytes is zero, and a byte order mark is no `[`.
     private static func lastByteInside(_ bytes: Data) -> Data.Index? {
-        guard bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
+        // A zero among the first four bytes is UTF-16 or UTF-32 whatever follows, which may be one stray byte.
+        guard !bytes.prefix(4).contains(0), bytes.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "["),
             let closing = bytes.lastIndex(where: { !isJSONWhitespace($0) }), bytes[closing] == UInt8(ascii: "]")
         else { return nil }
         return bytes[..<closing].lastIndex(where: { !isJSONWhitespace($0) })

@@ -506,10 +506,16 @@ extension Archive {
     func decode(
         _ bytes: Data, identity: FileIdentity, forWriting: Bool = false
     ) throws(PersistenceError) -> Snapshot<Value> {
-        if !evolution.isEmpty, scansStrictJSON,
-            let decoded = try decodeRecords(in: bytes, identity: identity, forWriting: forWriting)
-        {
-            return decoded
+        if !evolution.isEmpty, scansStrictJSON {
+            if let decoded = try decodeRecords(in: bytes, identity: identity, forWriting: forWriting) { return decoded }
+            // What the scanner does not read but the decoder does (UTF-16 or UTF-32, a trailing comma) is filled in
+            // its strict form; a write encodes such a file whole, once it shows that loses nothing.
+            if let strict = StrictJSON.bytes(of: bytes, allowingJSON5: false), strict != bytes,
+                var decoded = try decodeRecords(in: strict, identity: identity, forWriting: forWriting)
+            {
+                decoded.bytes = bytes
+                return decoded
+            }
         }
         // The first byte says which to try first, so that an array is decoded once. The other is tried too before
         // giving up: a value's own encoding may be an array, and UTF-16 or UTF-32 opens with another byte.

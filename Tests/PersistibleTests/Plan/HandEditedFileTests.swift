@@ -159,3 +159,60 @@ import Testing
         }
     }
 }
+
+/// Files the decoder reads that are not strict UTF-8 JSON: every path reads them as Foundation's decoder does.
+@Suite struct LenientFileTests {
+    struct Todo: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var title: String
+        var done = false
+
+        static var archiveDefaults: Todo? { Todo(id: 0, title: "") }
+    }
+
+    struct Plain: Codable, Hashable, Identifiable, Persistible {
+        var id: Int
+        var title: String
+    }
+
+    private func utf16(_ text: String) -> Data {
+        Data(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+    }
+
+    @Test func theDefaultsFillAFileInUTF16() throws {
+        try inTemporaryDirectory { _ in
+            try utf16(#"[{"id":1,"title":"a"}]"#).write(to: Todo.archiveUrl)
+            #expect(try Todo.loadListFromFile() == [Todo(id: 1, title: "a")])
+            try Todo(id: 2, title: "b").saveToFile()
+            #expect(try JSONDecoder().decode([Todo].self, from: Data(contentsOf: Todo.archiveUrl))
+                == [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")])
+        }
+    }
+
+    @Test func theDefaultsFillARecordWithATrailingComma() throws {
+        try inTemporaryDirectory { _ in
+            try Data(#"[{"id":1,"title":"a",},]"#.utf8).write(to: Todo.archiveUrl)
+            #expect(try Todo.loadListFromFile() == [Todo(id: 1, title: "a")])
+            #expect(try Todo.loadFromFile(id: 1) == Todo(id: 1, title: "a"))
+            var edited = Todo(id: 1, title: "a")
+            edited.done = true
+            try edited.saveToFile()
+            #expect(try JSONDecoder().decode([Todo].self, from: Data(contentsOf: Todo.archiveUrl)) == [edited])
+        }
+    }
+
+    @Test func anAppendToUTF16FollowedByAStrayByteWritesWhatFoundationReads() throws {
+        try inTemporaryDirectory { _ in
+            let stored = utf16(#"[{"id":1,"title":"a"}]"#) + Data("]".utf8)
+            let before = try JSONDecoder().decode([Plain].self, from: stored)
+            for warm in [false, true] {
+                try stored.write(to: Plain.archiveUrl)
+                Plain.clearArchiveCache()
+                if warm { #expect(try Plain.loadListFromFile() == before) }
+                try Plain(id: 2, title: "new").saveToFile()
+                let after = try JSONDecoder().decode([Plain].self, from: Data(contentsOf: Plain.archiveUrl))
+                #expect(after == before + [Plain(id: 2, title: "new")])
+            }
+        }
+    }
+}
