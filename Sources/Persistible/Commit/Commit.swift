@@ -568,10 +568,17 @@ extension AtomicFile {
             _ = try? FileSystem.remove(temporary)
             throw error
         }
-        // A flushed file's identity is read after the rename, from the open file so that it is this file's: reading
-        // its times before a change makes the change cost more (see FileOwnership). None makes the next operation read.
-        let identity = FileIdentity(closed ?? (try? file.status()) ?? stat())
-        if closed == nil { file.closeQuietly() }
+        // The identity is read after the rename, which moves the file's change time on most file systems: a flushed
+        // file's from the open file, so that it is this file's; a closed one's from the path, if it is still this
+        // file. Reading its times before a change makes the change cost more (see FileOwnership). None, or another
+        // file's, makes the next operation read.
+        let identity: FileIdentity
+        if let closed {
+            identity = FileIdentity(FileSystem.status(path).flatMap { $0.isSameFile(as: closed) ? $0 : nil } ?? closed)
+        } else {
+            identity = FileIdentity((try? file.status()) ?? stat())
+            file.closeQuietly()
+        }
         changes.madeAny = true
         if durability == .full { try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory) }
         return identity
