@@ -517,6 +517,11 @@ extension AtomicFile {
         return created
     }
 
+    /// A write that would make the file longer than a load reads; nothing was made.
+    struct TooLarge: Error {
+        var size: Int64
+    }
+
     /// Removes the temporary a writer left when it died, if any; a failure costs disk space, not data.
     func removeAbandonedTemporary() {
         _ = try? FileSystem.remove(temporary)
@@ -526,6 +531,8 @@ extension AtomicFile {
     /// that version and can be cloned; a ``SystemError`` but ``SystemError/directoryFlush`` leaves the file as it was.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        // A file no load would read is never made.
+        guard Int64(bytes.count) <= FileReader.sizeLimit else { throw TooLarge(size: Int64(bytes.count)) }
         // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
         let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
         defer { openDirectory?.closeQuietly() }

@@ -332,8 +332,9 @@ struct FileLock {
 // MARK: - Reading
 
 enum FileReader {
-    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps.
-    static let sizeLimit: Int64 = 1 << 30
+    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps. Writes keep to it too,
+    /// so that every file written can be read; a test lowers it for its task to reach it without such a file.
+    @TaskLocal static var sizeLimit: Int64 = 1 << 30
 
     /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
     /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
@@ -344,7 +345,8 @@ enum FileReader {
         guard status.isRegularFile else {
             throw SystemError(phase: .read, operation: "open", code: status.isDirectory ? EISDIR : EINVAL)
         }
-        guard Int64(status.st_size) <= sizeLimit else { throw FileTooLarge(size: Int64(status.st_size)) }
+        let limit = sizeLimit
+        guard Int64(status.st_size) <= limit else { throw FileTooLarge(size: Int64(status.st_size)) }
         // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
         // and stops once the limit is passed.
         // Room for the read that finds the end, and for an append's few records, so that neither copies the file.
@@ -352,7 +354,7 @@ enum FileReader {
         var filled = 0
         while true {
             if filled == bytes.count {
-                guard Int64(filled) <= sizeLimit else { throw FileTooLarge(size: Int64(filled)) }
+                guard Int64(filled) <= limit else { throw FileTooLarge(size: Int64(filled)) }
                 bytes.count += max(4096, bytes.count / 2)
             }
             let count = bytes.withUnsafeMutableBytes { buffer in
