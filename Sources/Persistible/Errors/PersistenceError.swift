@@ -63,7 +63,7 @@ public struct PersistenceError: Error, Sendable, Equatable {
         case fileTooLarge(size: Int64, limit: Int64)
 
         /// A write would have made the file `size` bytes long, more than the `limit` of 1 GiB a load reads; nothing
-        /// was written. Unlike ``fileTooLarge(size:limit:)``, it says what the values would take, not what the file holds.
+        /// was written. Unlike ``fileTooLarge(size:limit:)``, it is about what the values would take, not the file.
         case writeTooLarge(size: Int64, limit: Int64)
 
         /// The file's name is longer than `limit` bytes of UTF-8 (see <doc:Guarantees#Limits>).
