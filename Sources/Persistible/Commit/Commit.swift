@@ -517,6 +517,11 @@ extension AtomicFile {
         return created
     }
 
+    /// A write that would make the file longer than a load reads; nothing was made.
+    struct TooLarge: Error {
+        var size: Int64
+    }
+
     /// Removes the temporary a writer left when it died, if any; a failure costs disk space, not data.
     func removeAbandonedTemporary() {
         _ = try? FileSystem.remove(temporary)
@@ -526,6 +531,8 @@ extension AtomicFile {
     /// that version and can be cloned; a ``SystemError`` but ``SystemError/directoryFlush`` leaves the file as it was.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        // A file no load would read is never made.
+        guard Int64(bytes.count) <= FileReader.sizeLimit else { throw TooLarge(size: Int64(bytes.count)) }
         // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
         let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
         defer { openDirectory?.closeQuietly() }
@@ -568,10 +575,17 @@ extension AtomicFile {
             _ = try? FileSystem.remove(temporary)
             throw error
         }
-        // A flushed file's identity is read after the rename, from the open file so that it is this file's: reading
-        // its times before a change makes the change cost more (see FileOwnership). None makes the next operation read.
-        let identity = FileIdentity(closed ?? (try? file.status()) ?? stat())
-        if closed == nil { file.closeQuietly() }
+        // The identity is read after the rename, which moves the file's change time on most file systems: a flushed
+        // file's from the open file, so that it is this file's; a closed one's from the path, if it is still this
+        // file. Reading its times before a change makes the change cost more (see FileOwnership). None, or another
+        // file's, makes the next operation read.
+        let identity: FileIdentity
+        if let closed {
+            identity = FileIdentity(FileSystem.status(path).flatMap { $0.isSameFile(as: closed) ? $0 : nil } ?? closed)
+        } else {
+            identity = FileIdentity((try? file.status()) ?? stat())
+            file.closeQuietly()
+        }
         changes.madeAny = true
         if durability == .full { try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory) }
         return identity

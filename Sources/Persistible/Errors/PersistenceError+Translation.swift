@@ -23,6 +23,8 @@ extension Archive {
         case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
         case let error as FileReader.FileTooLarge:
             return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
+        case let error as AtomicFile.TooLarge:
+            return failure(.writeTooLarge(size: error.size, limit: FileReader.sizeLimit))
         default: return error
         }
     }

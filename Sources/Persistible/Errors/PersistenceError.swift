@@ -18,6 +18,7 @@ import Foundation
 ///   or socket stands in its place;
 /// - and when it writes: ``Reason/encodingFailed(detail:)`` if the encoder refuses a value,
 ///   ``Reason/unknownKeysWouldBeLost(keyPaths:)`` if a record it changes holds keys with no place in the new value,
+///   ``Reason/writeTooLarge(size:limit:)`` if the file it would write is over 1 GiB,
 ///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer, and
 ///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses.
 public struct PersistenceError: Error, Sendable, Equatable {
@@ -60,6 +61,10 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
         /// The file holds `size` bytes, more than the `limit` of 1 GiB a load or save reads.
         case fileTooLarge(size: Int64, limit: Int64)
+
+        /// A write would have made the file `size` bytes long, more than the `limit` of 1 GiB a load reads; nothing
+        /// was written. Unlike ``fileTooLarge(size:limit:)``, it is about what the values would take, not the file.
+        case writeTooLarge(size: Int64, limit: Int64)
 
         /// The file's name is longer than `limit` bytes of UTF-8 (see <doc:Guarantees#Limits>).
         case fileNameTooLong(name: String, limit: Int)
@@ -193,6 +198,11 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
             happened = "'\(path)' holds \(size) bytes, more than the \(limit) bytes \(Self.article(for: typeName)) "
                 + "\(typeName) file may hold." + leftAsIs
             advice = repair
+        case .writeTooLarge(let size, let limit):
+            happened = "Couldn't write '\(path)': it would hold \(size) bytes, more than the \(limit) bytes "
+                + "\(Self.article(for: typeName)) \(typeName) file may hold, which no load would read. "
+                + "The file was left as it was."
+            advice = "Keep fewer or smaller values in this file, or spread them over files of other names (fileName)."
         case .fileNameTooLong(let name, let limit):
             happened = "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
                 + "room for the names of its temporary and lock files. Nothing was read or written."

@@ -332,8 +332,9 @@ struct FileLock {
 // MARK: - Reading
 
 enum FileReader {
-    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps.
-    static let sizeLimit: Int64 = 1 << 30
+    /// 1 GiB: a value is held in memory several times over, and a failed allocation traps. Writes keep to it too,
+    /// so that every file written can be read; a test lowers it for its task to reach it without such a file.
+    @TaskLocal static var sizeLimit: Int64 = 1 << 30
 
     /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
     /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
@@ -344,7 +345,8 @@ enum FileReader {
         guard status.isRegularFile else {
             throw SystemError(phase: .read, operation: "open", code: status.isDirectory ? EISDIR : EINVAL)
         }
-        guard Int64(status.st_size) <= sizeLimit else { throw FileTooLarge(size: Int64(status.st_size)) }
+        let limit = sizeLimit
+        guard Int64(status.st_size) <= limit else { throw FileTooLarge(size: Int64(status.st_size)) }
         // The size is a hint: a file rewritten in place may have grown since fstat, so the read goes on to the end,
         // and stops once the limit is passed.
         // Room for the read that finds the end, and for an append's few records, so that neither copies the file.
@@ -352,7 +354,7 @@ enum FileReader {
         var filled = 0
         while true {
             if filled == bytes.count {
-                guard Int64(filled) <= sizeLimit else { throw FileTooLarge(size: Int64(filled)) }
+                guard Int64(filled) <= limit else { throw FileTooLarge(size: Int64(filled)) }
                 bytes.count += max(4096, bytes.count / 2)
             }
             let count = bytes.withUnsafeMutableBytes { buffer in
@@ -498,19 +500,23 @@ enum FileClone {
 
 // MARK: - Status
 
-/// What tells one version of a file from another without reading it (<doc:Guarantees#The-in-process-cache>).
+/// What tells one version of a file from another without reading it (<doc:Guarantees#The-in-process-cache>). The
+/// change time is what no tool can set: `cp --preserve=timestamps`, `rsync -t` or `touch -d` put back the size and
+/// the modification time, and a file deleted and made again may take back the inode, but each moves the change time.
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
     var modificationSeconds: Int64
     var modificationNanoseconds: Int64
+    var changeSeconds: Int64
+    var changeNanoseconds: Int64
 
     init(_ status: stat) {
         device = status.device
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        (modificationSeconds, modificationNanoseconds) = status.times.modified
+        ((modificationSeconds, modificationNanoseconds), (changeSeconds, changeNanoseconds)) = status.times
     }
 }
 
@@ -523,18 +529,15 @@ struct FileOwnership {
     var mode: mode_t
 }
 
-/// What polling compares: the file's identity, and its mode and change time, which a change of permissions moves.
+/// What polling compares: the file's identity, whose change time a change of permissions moves, and its mode.
 struct EntryStatus: Hashable, Sendable {
     var identity: FileIdentity
     var mode: UInt32
-    var changeSeconds: Int64
-    var changeNanoseconds: Int64
 
     init?(atPath path: String, following: Bool) {
         guard let status = following ? FileSystem.status(path) : try? FileSystem.entryStatus(path) else { return nil }
         identity = FileIdentity(status)
         mode = UInt32(status.st_mode)
-        (changeSeconds, changeNanoseconds) = status.times.changed
     }
 }
 
@@ -550,6 +553,9 @@ extension stat {
         #endif
         return ((Int64(modified.tv_sec), Int64(modified.tv_nsec)), (Int64(changed.tv_sec), Int64(changed.tv_nsec)))
     }
+
+    /// Whether `other` is the status of the same file, whatever was done to it in between.
+    func isSameFile(as other: stat) -> Bool { device == other.device && st_ino == other.st_ino }
 
     var isRegularFile: Bool { st_mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { st_mode & S_IFMT == S_IFDIR }

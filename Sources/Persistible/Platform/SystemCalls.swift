@@ -131,11 +131,15 @@ extension Locked: @unchecked Sendable where State: Sendable {}
 /// whose queues share its threads on Linux (a task waited 6 s behind eight blocked saves); a thread costs tens of µs.
 enum BlockingWork {
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        // The thread inherits no task-local value: the table in use is carried over by hand.
-        let system = SystemCalls.current
+        // The thread inherits no task-local value: the table in use and the size limit are carried over by hand.
+        let (system, sizeLimit) = (SystemCalls.current, FileReader.sizeLimit)
         return try await withCheckedThrowingContinuation { continuation in
             PlatformThread.start {
-                continuation.resume(with: Swift.Result { try SystemCalls.$current.withValue(system, operation: work) })
+                continuation.resume(with: Swift.Result {
+                    try SystemCalls.$current.withValue(system) {
+                        try FileReader.$sizeLimit.withValue(sizeLimit, operation: work)
+                    }
+                })
             }
         }
     }

@@ -23,6 +23,8 @@ import Testing
         #expect(text.contains("holds neither \(article) \(typeName) nor an array of \(typeName) values"), "\(text)")
         let tooLarge = description(.fileTooLarge(size: 2, limit: 1), typeName)
         #expect(tooLarge.contains("bytes \(article) \(typeName) file may hold"), "\(tooLarge)")
+        let wouldBeTooLarge = description(.writeTooLarge(size: 2, limit: 1), typeName)
+        #expect(wouldBeTooLarge.contains("bytes \(article) \(typeName) file may hold"), "\(wouldBeTooLarge)")
     }
 
     @Test(arguments: [(0, "0 values"), (1, "1 value,"), (2, "2 values")])
@@ -55,6 +57,7 @@ import Testing
         .writeFailed(operation: "rename", errno: ENOSPC), .writeFailed(operation: "fsync directory", errno: EIO),
         .lockFailed(operation: "flock", errno: ENOLCK), .recordNotFound(identity: "7"),
         .unknownKeysWouldBeLost(keyPaths: ["[0].name"]), .fileTooLarge(size: 2, limit: 1),
+        .writeTooLarge(size: 2, limit: 1),
         .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
     ]
 

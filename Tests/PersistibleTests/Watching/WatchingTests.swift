@@ -223,6 +223,21 @@ import Testing
         await watcher.stop()
     }
 
+    /// An edit that puts back the file's size, inode and modification time, after a save by this process that the
+    /// watch's read remembers: only the change time tells the new contents, with events and with polling.
+    @Test(arguments: [ChangeDetection.events, .polling(every: .milliseconds(50))], EditKeepingStatus.allCases)
+    func anEditThatPutsBackTheFilesStatusIsSeen(_ detection: ChangeDetection, _ edit: EditKeepingStatus) async throws {
+        let directory = try TemporaryDirectory()
+        try withArchiveDirectory(directory.url) { try a.saveToFile() }
+        var watcher = try await watch(directory, detection: detection)
+        let path = directory.file("watched.json").path
+        let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+        try directory.edit(path, to: stored.replacing(Data(#""a""#.utf8), with: Data(#""z""#.utf8)), by: edit)
+        let edited = Watched(name: "z", number: 1)
+        #expect(await watcher.next { $0 == .contents(.single(edited)) } != nil, "saw \(watcher.received)")
+        await watcher.stop()
+    }
+
     @Test(.enabled(if: WatchResources.countable, "counts inotify descriptors in /proc"))
     func pollingSeesAnotherProcessSaveWithoutInotify() async throws {
         #expect(await WatchResources.settle(descriptors: 0, threads: 0))
