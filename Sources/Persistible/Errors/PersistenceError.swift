@@ -19,7 +19,9 @@ import Foundation
 /// - and when it writes: ``Reason/encodingFailed(detail:)`` if the encoder refuses a value,
 ///   ``Reason/unknownKeysWouldBeLost(keyPaths:)`` if a record it changes holds keys with no place in the new value,
 ///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer, and
-///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses.
+///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses;
+/// - ``Reason/linkNotFollowed(link:owner:)`` where the way to the file leads through another user's link in a
+///   shared directory.
 public struct PersistenceError: Error, Sendable, Equatable {
     /// Why an operation failed.
     public enum Reason: Sendable, Equatable {
@@ -67,6 +69,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// Another writer held the file's lock for longer than the write may wait; nothing was written. `processID`
         /// is the holder where the system can tell: another process or this one.
         case lockHeld(processID: Int32?)
+
+        /// The way to the file leads through the symbolic link at `link`, owned by the user `owner`, in a sticky
+        /// directory anyone may write to, and that link belongs neither to this process's user nor to the directory's
+        /// owner: it is not followed (see <doc:Guarantees#Shared-directories>). Nothing was read or written.
+        case linkNotFollowed(link: String, owner: UInt32)
     }
 
     /// Why the operation failed.
@@ -190,6 +197,11 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
             happened = "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
                 + "wait. Nothing was changed."
             advice = "Try again later, or find out what that process is doing."
+        case .linkNotFollowed(let link, let owner):
+            happened = "Couldn't use '\(path)': the way to it leads through the symbolic link '\(link)', which "
+                + "belongs to uid \(owner), in a directory anyone may write to, so it was not followed. Nothing was "
+                + "read or written."
+            advice = "Remove the link, or have the user who runs this program or the directory's owner make it."
         }
         return (happened, advice)
     }

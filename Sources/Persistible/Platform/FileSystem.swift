@@ -336,9 +336,10 @@ enum FileReader {
     static let sizeLimit: Int64 = 1 << 30
 
     /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
-    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
+    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>). `path` is one whose
+    /// links are resolved: a link found there now, swapped in since, is refused with `ELOOP`, not followed.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
-        guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
+        guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, .read) else { return nil }
         defer { file.closeQuietly() }
         let status = try file.status(.read)
         guard status.isRegularFile else {
