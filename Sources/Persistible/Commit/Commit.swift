@@ -535,9 +535,15 @@ extension AtomicFile {
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
         let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
         defer { source?.file.closeQuietly() }
-        let existing = source?.status ?? FileSystem.status(path)
-        let mode = existing.map { Self.creationMode(replacing: $0, in: directoryOwnership ?? openDirectory?.ownership) }
-            ?? 0o666
+        // Not following a link: the path is resolved, and anything but a regular file swapped in since is refused.
+        let existing = source?.status ?? (try? FileSystem.entryStatus(path)) ?? nil
+        if let existing, !existing.isRegularFile {
+            throw SystemError(phase: .read, operation: "open", code: existing.isDirectory ? EISDIR : EINVAL)
+        }
+        let replaced = existing.map {
+            Replaced(status: $0, in: directoryOwnership ?? openDirectory?.ownership, path: path)
+        }
+        let mode = replaced.map(Self.creationMode(replacing:)) ?? 0o666
         let (file, clone) = try source.map { source in
             try FileClone.create(
                 atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
@@ -547,7 +553,7 @@ extension AtomicFile {
         // Set where the file is closed before the rename.
         var closed: stat?
         do {
-            if let existing { try Self.copyOwnership(from: existing, to: file) }
+            if let replaced { try Self.copyOwnership(from: replaced, to: file) }
             // A clone's length is set first, so that the write stays within the file: past the end, XFS reserves
             // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
             if let clone, bytes.count != clone.length { try file.truncate(to: bytes.count) }
@@ -596,18 +602,51 @@ extension AtomicFile {
 
     // MARK: - Ownership
 
-    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get its
-    /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
-    private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
+    /// What a new version takes from the file it replaces: the owner, group, mode and ACL, unless the file belongs
+    /// to neither the saver nor the directory's owner in a directory others may write to, where anyone may have
+    /// planted it: then it is the saver's, with the mode the saver's umask gives, never more than the file allowed.
+    struct Replaced {
+        let status: stat
+        let directory: FileOwnership?
+        let list: AccessControlList?
+        let keepsOwner: Bool
+
+        init(status: stat, in directory: FileOwnership?, path: String) {
+            self.status = status
+            self.directory = directory
+            list = AccessControlList.of(path, SystemCalls.current)
+            let user = FileSystem.effectiveUser
+            keepsOwner = status.st_uid == user || directory.map {
+                status.st_uid == $0.owner || $0.mode & 0o022 == 0
+            } ?? true
+        }
+
+        /// The file's mode, narrowed to what its ACL let the group and others do.
+        var allowedMode: mode_t {
+            let mode = status.st_mode & 0o7777
+            return list?.narrowing(mode) ?? mode
+        }
+    }
+
+    /// The mode to create a replacement with: the file's own where the temporary is sure to get its owner, group
+    /// and no ACL, else 0600, so that nobody else reads the temporary before they are set; for a file not kept, the
+    /// allowed read and write bits, which the umask narrows.
+    private static func creationMode(replacing replaced: Replaced) -> mode_t {
+        guard replaced.keepsOwner else { return replaced.allowedMode & 0o666 }
+        let existing = replaced.status
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
-            existing.st_gid == FileSystem.effectiveGroup, let directory, directory.group == existing.st_gid
+            existing.st_gid == FileSystem.effectiveGroup, replaced.list == nil,
+            let directory = replaced.directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }
 
-    /// Gives the new file the old one's owner, group and mode, where the process may; the owner and group first,
-    /// since `fchown` may clear the mode's setuid and setgid bits.
-    private static func copyOwnership(from existing: stat, to file: OpenFile) throws {
+    /// Gives the new file the old one's owner, group, mode and ACL, where the process may; the owner and group first,
+    /// since `fchown` may clear the mode's setuid and setgid bits, and the ACL last, once the mode is no wider than
+    /// it allows.
+    private static func copyOwnership(from replaced: Replaced, to file: OpenFile) throws {
+        guard replaced.keepsOwner else { return }
+        let existing = replaced.status
         // The new file's owner and group are the process's, or the directory's group where the directory is setgid.
         guard let created = file.ownership else { throw SystemError.last("fstat", .write) }
         var group = created.group
@@ -622,11 +661,14 @@ extension AtomicFile {
             }
         }
         // In another group, no group access (<doc:Guarantees#Symbolic-links-permissions-and-ownership>).
-        var mode = existing.st_mode & 0o7777
+        var mode = replaced.allowedMode
         if group != existing.st_gid { mode &= ~0o070 }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
-        guard created.mode & 0o7777 != mode || group != created.group else { return }
-        try file.changeMode(to: mode)
+        if created.mode & 0o7777 != mode || group != created.group {
+            try file.changeMode(to: mode)
+        }
+        // A list that cannot be set leaves the narrowed mode, which grants nobody more than the list did.
+        if let list = replaced.list, group == existing.st_gid { _ = list.apply(to: file) }
     }
 
     // MARK: - Clones
@@ -640,7 +682,7 @@ extension AtomicFile {
     /// The file, open, and its status, when it is the version `prefix` describes and a clone is worth trying.
     private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
-            let source = try? OpenFile.open(path, O_RDONLY, .read)
+            let source = try? OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .read)
         else { return nil }
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
         guard let status = try? source.status(), status.isRegularFile, FileIdentity(status) == prefix.identity,
