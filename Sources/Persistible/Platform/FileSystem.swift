@@ -190,13 +190,15 @@ enum Directory {
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
         let parent = Path.directory(of: path)
-        if system.calls.mkdir(path, 0o777) != 0 {
+        // 0700, as the XDG Base Directory specification asks of a directory it makes: what one user saves is theirs
+        // to share. Directories that exist are left as they are.
+        if system.calls.mkdir(path, 0o700) != 0 {
             if errno == EEXIST { return }
             guard errno == ENOENT, parent != path, !parent.isEmpty else {
                 throw SystemError.last("create directory", .write)
             }
             try create(atPath: parent, durability: durability)
-            try SystemError.check(system.calls.mkdir(path, 0o777), "create directory", tolerating: EEXIST)
+            try SystemError.check(system.calls.mkdir(path, 0o700), "create directory", tolerating: EEXIST)
         }
         if durability == .full { try flushAfterChange(atPath: parent, naming: "flush new directory") }
     }

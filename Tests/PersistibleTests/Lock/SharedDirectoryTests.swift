@@ -273,6 +273,22 @@ import Testing
         }
     }
 
+    // MARK: - New directories
+
+    @Test func directoriesASaveMakesAreTheUsersAlone() throws {
+        let directory = try TemporaryDirectory()
+        #expect(chmod(directory.path, 0o755) == 0)
+        let nested = directory.file("made/deeper")
+
+        let answers = try Probe.run(["save one"], in: nested.path, environment: ["PROBE_UMASK": "022"])
+
+        #expect(answers == ["ok"])
+        #expect(status(directory.file("made").path).map { $0.st_mode & 0o7777 } == 0o700)
+        #expect(status(nested.path).map { $0.st_mode & 0o7777 } == 0o700)
+        #expect(status(directory.path).map { $0.st_mode & 0o7777 } == 0o755, "a directory that was there is as it was")
+        #expect(status(nested.appendingPathComponent("probe.json").path).map { $0.st_mode & 0o7777 } == 0o644)
+    }
+
     // MARK: - FIFOs
 
     /// The file swapped for a FIFO once the save has checked it under the lock: the save's next open of the file
