@@ -504,14 +504,15 @@ extension Range<Int> {
 // MARK: - The atomic file
 
 extension AtomicFile {
-    private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
+    private var temporaryName: String { ".\(name).persistible.tmp" }
+    private var temporary: String { "\(directory)/\(temporaryName)" }
 
     /// Creates the temporary, open for writing, replacing what is there: only the lock's holder writes it.
-    private func createTemporary(mode: mode_t) throws -> OpenFile {
+    private func createTemporary(mode: mode_t, in opened: OpenDirectory) throws -> OpenFile {
         let operation = "create temporary file"
-        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
-        try FileSystem.remove(temporary, operation: "remove abandoned temporary")
-        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) else {
+        if let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) { return created }
+        try opened.remove(temporaryName, operation: "remove abandoned temporary")
+        guard let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) else {
             throw SystemError(phase: .write, operation: operation, code: EEXIST)
         }
         return created
@@ -526,30 +527,32 @@ extension AtomicFile {
     /// that version and can be cloned; a ``SystemError`` but ``SystemError/directoryFlush`` leaves the file as it was.
     func write(_ bytes: inout Data, unchangedPrefix: UnchangedPrefix?, durability: Durability) throws -> FileIdentity {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
-        let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
-        defer { openDirectory?.closeQuietly() }
-        guard openDirectory?.isAppendOnly != true else {
+        // Opened once, and every step below taken through it: the file checked is the file replaced, whatever is
+        // swapped in for the directory meanwhile. It also refuses an append-only directory before a temporary is
+        // made in it, and flushes the rename.
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        guard opened.file?.isAppendOnly != true else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
-        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
+        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes, in: opened) }
         defer { source?.file.closeQuietly() }
-        // Not following a link: the path is resolved, and anything but a regular file swapped in since is refused.
-        let existing = source?.status ?? (try? FileSystem.entryStatus(path)) ?? nil
+        // Anything but a regular file swapped in since the lock's check is refused, a link too.
+        let existing = source?.status ?? (try? opened.entryStatus(name)) ?? nil
         if let existing, !existing.isRegularFile {
             throw SystemError(phase: .read, operation: "open", code: existing.isDirectory ? EISDIR : EINVAL)
         }
         let replaced = existing.map {
-            Replaced(status: $0, in: directoryOwnership ?? openDirectory?.ownership, path: path)
+            Replaced(status: $0, in: directoryOwnership ?? opened.file?.ownership, path: path)
         }
         let mode = replaced.map(Self.creationMode(replacing:)) ?? 0o666
         let (file, clone) = try source.map { source in
             try FileClone.create(
                 atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
-                orCreate: { try createTemporary(mode: mode) }
+                orCreate: { try createTemporary(mode: mode, in: opened) }
             )
-        } ?? (createTemporary(mode: mode), nil)
+        } ?? (createTemporary(mode: mode, in: opened), nil)
         // Set where the file is closed before the rename.
         var closed: stat?
         do {
@@ -568,10 +571,10 @@ extension AtomicFile {
                 closed = try file.status()
                 try file.close()
             }
-            try FileSystem.rename(temporary, to: path)
+            try opened.rename(temporaryName, to: name)
         } catch {
             if closed == nil { file.closeQuietly() }
-            _ = try? FileSystem.remove(temporary)
+            _ = try? opened.remove(temporaryName)
             throw error
         }
         // A flushed file's identity is read after the rename, from the open file so that it is this file's: reading
@@ -579,25 +582,34 @@ extension AtomicFile {
         let identity = FileIdentity(closed ?? (try? file.status()) ?? stat())
         if closed == nil { file.closeQuietly() }
         changes.madeAny = true
-        if durability == .full { try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory) }
+        if durability == .full { try opened.flushAfterChange() }
         return identity
     }
 
     /// Flushes the file as it is, if any, and its directory: an earlier operation may have replaced it and failed to
     /// flush, and a durable success means what it found is on the disk.
     func flushAsFound() throws {
-        if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        if let file = try opened.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
             defer { file.closeQuietly() }
             try file.flush()
         }
-        try Directory.flushAfterChange(atPath: directory)
+        try opened.flushAfterChange()
     }
 
-    /// Removes the file, following a symbolic link to its target; a missing file is not an error.
+    /// Removes the file the links led to; a missing file is not an error. Only a regular file is removed: the
+    /// directory is opened once, and what is checked in it is what is removed.
     func remove(durability: Durability) throws {
-        guard try FileSystem.remove(path) else { return }
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        guard let status = try opened.entryStatus(name) else { return }
+        guard status.isRegularFile else {
+            throw SystemError(phase: .write, operation: "delete", code: status.isDirectory ? EISDIR : EINVAL)
+        }
+        guard try opened.remove(name) else { return }
         changes.madeAny = true
-        if durability == .full { try Directory.flushAfterChange(atPath: directory) }
+        if durability == .full { try opened.flushAfterChange() }
     }
 
     // MARK: - Ownership
@@ -680,9 +692,11 @@ extension AtomicFile {
     }
 
     /// The file, open, and its status, when it is the version `prefix` describes and a clone is worth trying.
-    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
+    private func cloneSource(
+        keeping prefix: UnchangedPrefix, of bytes: Data, in opened: OpenDirectory
+    ) -> (file: OpenFile, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
-            let source = try? OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .read)
+            let source = try? opened.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .read)
         else { return nil }
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
         guard let status = try? source.status(), status.isRegularFile, FileIdentity(status) == prefix.identity,

@@ -29,6 +29,12 @@ struct SystemCalls: Sendable {
     var link: @Sendable (_ from: String, _ to: String) -> Int32
     var unlink: @Sendable (_ path: String) -> Int32
     var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
+    /// `openat`, `fstatat` (never following a link), `unlinkat` and `renameat` (within one directory): the steps of a
+    /// write, each relative to the directory opened once for it (`AT_FDCWD` and a path where it could not be).
+    var openAt: @Sendable (_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    var statAt: @Sendable (_ directory: Int32, _ name: String, _ status: inout stat) -> Int32
+    var unlinkAt: @Sendable (_ directory: Int32, _ name: String) -> Int32
+    var renameAt: @Sendable (_ directory: Int32, _ from: String, _ to: String) -> Int32
     /// `nil`, without `errno`, if the directory cannot be read.
     var directoryEntries: @Sendable (_ path: String) -> [String]?
     var flock: @Sendable (_ descriptor: Int32, _ operation: Int32) -> Int32
@@ -247,6 +253,10 @@ private let systemCallsOfThisMachine = SystemCalls(
     link: { link($0, $1) },
     unlink: { unlink($0) },
     mkdir: { mkdir($0, $1) },
+    openAt: { directory, name, flags, mode in openat(directory, name, flags, mode) },
+    statAt: { directory, name, status in fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) },
+    unlinkAt: { directory, name in unlinkat(directory, name, 0) },
+    renameAt: { directory, from, to in renameat(directory, from, directory, to) },
     directoryEntries: { try? FileManager.default.contentsOfDirectory(atPath: $0) },
     flock: { descriptor, operation in lockFile(descriptor, operation) },
     ownership: { descriptor, path in
