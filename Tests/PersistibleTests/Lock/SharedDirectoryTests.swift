@@ -4,8 +4,9 @@ import Testing
 @testable import Persistible
 
 /// Another user of the machine, in a directory both can write, chooses nothing a save touches and reads nothing it
-/// writes: links, planted files, FIFOs, ACLs and new directories.
-@Suite struct SharedDirectoryTests {
+/// writes: links, planted files, FIFOs, ACLs and new directories. Serialized: most drive child processes, which
+/// hold a thread of the cooperative pool each while they wait, and the pool has as many threads as cores.
+@Suite(.serialized) struct SharedDirectoryTests {
     /// A user who plants things, apart from the one the tests act as.
     private let attacker: (uid: UInt32, gid: UInt32) = (otherUser.uid + 1, otherUser.gid)
 
