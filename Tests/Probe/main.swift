@@ -13,7 +13,8 @@ import Persistible
 // `writeFailed(operation: "rename", errno: 5)`.
 //
 // Environment: PROBE_FILE_NAME is the record type's file name (default "probe"); PROBE_LOCK_TIMEOUT_MS its lock
-// timeout (default: wait as long as it takes); PROBE_NO_SYNC, when set, makes its saves `.noSync`.
+// timeout (default: wait as long as it takes); PROBE_NO_SYNC, when set, makes its saves `.noSync`; PROBE_UMASK, in
+// octal, is its umask (default: the one it inherits).
 //
 // With --user it drops root's privileges first, to act as another user. It exits 0 at the end of its input, 2 on
 // bad arguments or when the privileges cannot be dropped.
@@ -40,6 +41,11 @@ func fail(_ message: String) -> Never {
 func say(_ line: String) {
     // Unbuffered, so that the test reads each answer as soon as it is given.
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+if let mask = ProcessInfo.processInfo.environment["PROBE_UMASK"] {
+    guard let mask = mode_t(mask, radix: 8) else { fail("PROBE_UMASK expects an octal mode") }
+    umask(mask)
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())

@@ -504,14 +504,15 @@ extension Range<Int> {
 // MARK: - The atomic file
 
 extension AtomicFile {
-    private var temporary: String { "\(directory)/.\(name).persistible.tmp" }
+    private var temporaryName: String { ".\(name).persistible.tmp" }
+    private var temporary: String { "\(directory)/\(temporaryName)" }
 
     /// Creates the temporary, open for writing, replacing what is there: only the lock's holder writes it.
-    private func createTemporary(mode: mode_t) throws -> OpenFile {
+    private func createTemporary(mode: mode_t, in opened: OpenDirectory) throws -> OpenFile {
         let operation = "create temporary file"
-        if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
-        try FileSystem.remove(temporary, operation: "remove abandoned temporary")
-        guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) else {
+        if let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) { return created }
+        try opened.remove(temporaryName, operation: "remove abandoned temporary")
+        guard let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) else {
             throw SystemError(phase: .write, operation: operation, code: EEXIST)
         }
         return created
@@ -533,28 +534,36 @@ extension AtomicFile {
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         // A file no load would read is never made.
         guard Int64(bytes.count) <= FileReader.sizeLimit else { throw TooLarge(size: Int64(bytes.count)) }
-        // Opened once: to refuse an append-only directory before a temporary is made in it, and to flush the rename.
-        let openDirectory = try? OpenFile.open(directory, O_RDONLY | O_DIRECTORY, .write)
-        defer { openDirectory?.closeQuietly() }
-        guard openDirectory?.isAppendOnly != true else {
+        // Opened once, and every step below taken through it: the file checked is the file replaced, whatever is
+        // swapped in for the directory meanwhile. It also refuses an append-only directory before a temporary is
+        // made in it, and flushes the rename.
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        guard opened.file?.isAppendOnly != true else {
             throw SystemError(phase: .write, operation: "check append-only directory", code: EPERM)
         }
         // The file to clone is opened and its status read once, for the clone and for the mode and owner.
-        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes) }
+        let source = unchangedPrefix.flatMap { cloneSource(keeping: $0, of: bytes, in: opened) }
         defer { source?.file.closeQuietly() }
-        let existing = source?.status ?? FileSystem.status(path)
-        let mode = existing.map { Self.creationMode(replacing: $0, in: directoryOwnership ?? openDirectory?.ownership) }
-            ?? 0o666
+        // Anything but a regular file swapped in since the lock's check is refused, a link too.
+        let existing = source?.status ?? (try? opened.entryStatus(name)) ?? nil
+        if let existing, !existing.isRegularFile {
+            throw SystemError(phase: .read, operation: "open", code: existing.isDirectory ? EISDIR : EINVAL)
+        }
+        let replaced = existing.map {
+            Replaced(status: $0, in: directoryOwnership ?? opened.file?.ownership, path: path)
+        }
+        let mode = replaced.map(Self.creationMode(replacing:)) ?? 0o666
         let (file, clone) = try source.map { source in
             try FileClone.create(
                 atPath: temporary, sharing: source, keeping: unchangedPrefix?.length ?? 0, total: bytes.count,
-                orCreate: { try createTemporary(mode: mode) }
+                orCreate: { try createTemporary(mode: mode, in: opened) }
             )
-        } ?? (createTemporary(mode: mode), nil)
+        } ?? (createTemporary(mode: mode, in: opened), nil)
         // Set where the file is closed before the rename.
         var closed: stat?
         do {
-            if let existing { try Self.copyOwnership(from: existing, to: file) }
+            if let replaced { try Self.copyOwnership(from: replaced, to: file) }
             // A clone's length is set first, so that the write stays within the file: past the end, XFS reserves
             // blocks that closing gives back in a transaction of its own. An idle truncate costs one too.
             if let clone, bytes.count != clone.length { try file.truncate(to: bytes.count) }
@@ -569,10 +578,10 @@ extension AtomicFile {
                 closed = try file.status()
                 try file.close()
             }
-            try FileSystem.rename(temporary, to: path)
+            try opened.rename(temporaryName, to: name)
         } catch {
             if closed == nil { file.closeQuietly() }
-            _ = try? FileSystem.remove(temporary)
+            _ = try? opened.remove(temporaryName)
             throw error
         }
         // The identity is read after the rename, which moves the file's change time on most file systems: a flushed
@@ -587,41 +596,83 @@ extension AtomicFile {
             file.closeQuietly()
         }
         changes.madeAny = true
-        if durability == .full { try Directory.flushAfterChange(atPath: directory, openDirectory: openDirectory) }
+        if durability == .full { try opened.flushAfterChange() }
         return identity
     }
 
     /// Flushes the file as it is, if any, and its directory: an earlier operation may have replaced it and failed to
     /// flush, and a durable success means what it found is on the disk.
     func flushAsFound() throws {
-        if let file = try OpenFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        if let file = try opened.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .write) {
             defer { file.closeQuietly() }
             try file.flush()
         }
-        try Directory.flushAfterChange(atPath: directory)
+        try opened.flushAfterChange()
     }
 
-    /// Removes the file, following a symbolic link to its target; a missing file is not an error.
+    /// Removes the file the links led to; a missing file is not an error. Only a regular file is removed: the
+    /// directory is opened once, and what is checked in it is what is removed.
     func remove(durability: Durability) throws {
-        guard try FileSystem.remove(path) else { return }
+        let opened = OpenDirectory(directory)
+        defer { opened.close() }
+        guard let status = try opened.entryStatus(name) else { return }
+        guard status.isRegularFile else {
+            throw SystemError(phase: .write, operation: "delete", code: status.isDirectory ? EISDIR : EINVAL)
+        }
+        guard try opened.remove(name) else { return }
         changes.madeAny = true
-        if durability == .full { try Directory.flushAfterChange(atPath: directory) }
+        if durability == .full { try opened.flushAfterChange() }
     }
 
     // MARK: - Ownership
 
-    /// The mode to create a replacement of `existing` with: the file's own where the temporary is sure to get its
-    /// owner and group, else 0600, so that nobody else reads the temporary before they are set.
-    private static func creationMode(replacing existing: stat, in directory: FileOwnership?) -> mode_t {
+    /// What a new version takes from the file it replaces: the owner, group, mode and ACL, unless the file belongs
+    /// to neither the saver nor the directory's owner in a directory others may write to, where anyone may have
+    /// planted it: then it is the saver's, with the mode the saver's umask gives, never more than the file allowed.
+    struct Replaced {
+        let status: stat
+        let directory: FileOwnership?
+        let list: AccessControlList?
+        let keepsOwner: Bool
+
+        init(status: stat, in directory: FileOwnership?, path: String) {
+            self.status = status
+            self.directory = directory
+            list = AccessControlList.of(path, SystemCalls.current)
+            let user = FileSystem.effectiveUser
+            keepsOwner = status.st_uid == user || directory.map {
+                status.st_uid == $0.owner || $0.mode & 0o022 == 0
+            } ?? true
+        }
+
+        /// The file's mode, narrowed to what its ACL let the group and others do.
+        var allowedMode: mode_t {
+            let mode = status.st_mode & 0o7777
+            return list?.narrowing(mode) ?? mode
+        }
+    }
+
+    /// The mode to create a replacement with: the file's own where the temporary is sure to get its owner, group
+    /// and no ACL, else 0600, so that nobody else reads the temporary before they are set; for a file not kept, the
+    /// allowed read and write bits, which the umask narrows.
+    private static func creationMode(replacing replaced: Replaced) -> mode_t {
+        guard replaced.keepsOwner else { return replaced.allowedMode & 0o666 }
+        let existing = replaced.status
         guard existing.st_mode & 0o7000 == 0, existing.st_uid == FileSystem.effectiveUser,
-            existing.st_gid == FileSystem.effectiveGroup, let directory, directory.group == existing.st_gid
+            existing.st_gid == FileSystem.effectiveGroup, replaced.list == nil,
+            let directory = replaced.directory, directory.group == existing.st_gid
         else { return 0o600 }
         return existing.st_mode & 0o777
     }
 
-    /// Gives the new file the old one's owner, group and mode, where the process may; the owner and group first,
-    /// since `fchown` may clear the mode's setuid and setgid bits.
-    private static func copyOwnership(from existing: stat, to file: OpenFile) throws {
+    /// Gives the new file the old one's owner, group, mode and ACL, where the process may; the owner and group first,
+    /// since `fchown` may clear the mode's setuid and setgid bits, and the ACL last, once the mode is no wider than
+    /// it allows.
+    private static func copyOwnership(from replaced: Replaced, to file: OpenFile) throws {
+        guard replaced.keepsOwner else { return }
+        let existing = replaced.status
         // The new file's owner and group are the process's, or the directory's group where the directory is setgid.
         guard let created = file.ownership else { throw SystemError.last("fstat", .write) }
         var group = created.group
@@ -636,11 +687,14 @@ extension AtomicFile {
             }
         }
         // In another group, no group access (<doc:Guarantees#Symbolic-links-permissions-and-ownership>).
-        var mode = existing.st_mode & 0o7777
+        var mode = replaced.allowedMode
         if group != existing.st_gid { mode &= ~0o070 }
         // Created with the mode already, as usual, the file needs no change: on XFS it would cost a transaction.
-        guard created.mode & 0o7777 != mode || group != created.group else { return }
-        try file.changeMode(to: mode)
+        if created.mode & 0o7777 != mode || group != created.group {
+            try file.changeMode(to: mode)
+        }
+        // A list that cannot be set leaves the narrowed mode, which grants nobody more than the list did.
+        if let list = replaced.list, group == existing.st_gid { _ = list.apply(to: file) }
     }
 
     // MARK: - Clones
@@ -652,9 +706,11 @@ extension AtomicFile {
     }
 
     /// The file, open, and its status, when it is the version `prefix` describes and a clone is worth trying.
-    private func cloneSource(keeping prefix: UnchangedPrefix, of bytes: Data) -> (file: OpenFile, status: stat)? {
+    private func cloneSource(
+        keeping prefix: UnchangedPrefix, of bytes: Data, in opened: OpenDirectory
+    ) -> (file: OpenFile, status: stat)? {
         guard prefix.length > 0, prefix.length <= bytes.count, FileClone.mayClone(onDevice: prefix.identity.device),
-            let source = try? OpenFile.open(path, O_RDONLY, .read)
+            let source = try? opened.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, .read)
         else { return nil }
         // The identity is checked on the open file, so the clone is of the very version the prefix came from.
         guard let status = try? source.status(), status.isRegularFile, FileIdentity(status) == prefix.identity,

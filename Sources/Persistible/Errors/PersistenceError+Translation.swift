@@ -21,6 +21,7 @@ extension Archive {
             case .lock: return failure(.lockFailed(operation: error.operation, errno: error.code))
             }
         case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
+        case let error as RefusedLink: return failure(.linkNotFollowed(link: error.path, owner: error.owner))
         case let error as FileReader.FileTooLarge:
             return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
         case let error as AtomicFile.TooLarge:

@@ -20,7 +20,9 @@ import Foundation
 ///   ``Reason/unknownKeysWouldBeLost(keyPaths:)`` if a record it changes holds keys with no place in the new value,
 ///   ``Reason/writeTooLarge(size:limit:)`` if the file it would write is over 1 GiB,
 ///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer, and
-///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses.
+///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses;
+/// - ``Reason/linkNotFollowed(link:owner:)`` where the way to the file leads through another user's link in a
+///   shared directory.
 public struct PersistenceError: Error, Sendable, Equatable {
     /// Why an operation failed.
     public enum Reason: Sendable, Equatable {
@@ -77,6 +79,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// 0), and cannot tell which one it is about; nothing was written. Only a file edited by hand or written by
         /// another tool holds an identity twice (see <doc:Guarantees#One-identity-one-record>).
         case repeatedIdentity(identity: String, records: [Int])
+
+        /// The way to the file leads through the symbolic link at `link`, owned by the user `owner`, in a sticky
+        /// directory anyone may write to, and that link belongs neither to this process's user nor to the directory's
+        /// owner: it is not followed (see <doc:Guarantees#Shared-directories>). Nothing was read or written.
+        case linkNotFollowed(link: String, owner: UInt32)
     }
 
     /// Why the operation failed.
@@ -217,6 +224,11 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
                 + "counting from 0), so which one is meant cannot be told. Nothing was changed."
             advice = "Keep one record with that identity: edit the file, or change the records with updateList(_:) "
                 + "or removeFromFile(where:), which see them all."
+        case .linkNotFollowed(let link, let owner):
+            happened = "Couldn't use '\(path)': the way to it leads through the symbolic link '\(link)', which "
+                + "belongs to uid \(owner), in a directory anyone may write to, so it was not followed. Nothing was "
+                + "read or written."
+            advice = "Remove the link, or have the user who runs this program or the directory's owner make it."
         }
         return (happened, advice)
     }

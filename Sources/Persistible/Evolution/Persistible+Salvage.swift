@@ -41,7 +41,9 @@ extension Persistible where Self: Codable & Hashable {
 
 extension Archive {
     func salvage() throws(PersistenceError) -> SalvagedRecords<Value> {
-        guard let (bytes, identity) = try contents(atPath: path) else { throw failure(.fileNotFound) }
+        guard let (bytes, identity) = try contents(atPath: path, resolvingLinks: true) else {
+            throw failure(.fileNotFound)
+        }
         if let decoded = try? decode(bytes, identity: identity) {
             return SalvagedRecords(
                 values: decoded.contents.values, unreadable: unreadableRecords(at: decoded.unreadable, in: bytes)

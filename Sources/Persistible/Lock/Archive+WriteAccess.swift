@@ -108,9 +108,11 @@ struct AtomicFile {
         var madeAny = false
     }
 
-    /// The file to replace: the one at `path`, or the file a symbolic link there points to, however many links deep.
+    /// The file to replace: the one at `path`, or the file a symbolic link there points to, however many links deep,
+    /// where each link may be followed (see ``SymbolicLinks``).
     init(resolving path: String) throws {
-        (self.path, kindWhenResolved) = try Self.resolveSymbolicLinks(path)
+        let resolved = try SymbolicLinks.resolve(path)
+        (self.path, kindWhenResolved) = (resolved.path, resolved.status.map(Kind.init))
         (directory, name) = (Path.directory(of: self.path), Path.name(of: self.path))
     }
 
@@ -144,17 +146,5 @@ struct AtomicFile {
             removedAll = (try? FileSystem.remove(directory + "/" + entry)) != nil && removedAll
         }
         return removedAll
-    }
-
-    private static func resolveSymbolicLinks(_ start: String) throws -> (path: String, kind: Kind?) {
-        var path = start
-        // The limit matches the kernel's: a longer chain is a loop, and opening it would fail with ELOOP anyway.
-        for _ in 0..<40 {
-            guard let status = try FileSystem.entryStatus(path) else { return (path, nil) }
-            guard status.isSymbolicLink else { return (path, Kind(status)) }
-            let target = try FileSystem.linkTarget(path)
-            path = target.hasPrefix("/") ? target : Path.appending(target, to: Path.directory(of: path))
-        }
-        throw SystemError(phase: .write, operation: "resolve symbolic link", code: ELOOP)
     }
 }

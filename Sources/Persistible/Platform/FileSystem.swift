@@ -190,13 +190,15 @@ enum Directory {
     static func create(atPath path: String, durability: Durability) throws {
         let system = SystemCalls.current
         let parent = Path.directory(of: path)
-        if system.calls.mkdir(path, 0o777) != 0 {
+        // 0700, as the XDG Base Directory specification asks of a directory it makes: what one user saves is theirs
+        // to share. Directories that exist are left as they are.
+        if system.calls.mkdir(path, 0o700) != 0 {
             if errno == EEXIST { return }
             guard errno == ENOENT, parent != path, !parent.isEmpty else {
                 throw SystemError.last("create directory", .write)
             }
             try create(atPath: parent, durability: durability)
-            try SystemError.check(system.calls.mkdir(path, 0o777), "create directory", tolerating: EEXIST)
+            try SystemError.check(system.calls.mkdir(path, 0o700), "create directory", tolerating: EEXIST)
         }
         if durability == .full { try flushAfterChange(atPath: parent, naming: "flush new directory") }
     }
@@ -212,6 +214,78 @@ enum Directory {
         }
         defer { directory.closeQuietly() }
         try directory.flush(operation: operation)
+    }
+}
+
+// MARK: - A directory opened once
+
+/// A directory opened once, and the entries of it that a write checks and acts on, each reached through it by name
+/// (`openat`, `fstatat`, `unlinkat`, `renameat`): whatever is swapped in for the directory or a parent meanwhile, the
+/// check and the act are on the same directory. One writable and searchable but not readable cannot be opened; its
+/// path stands in, as before.
+struct OpenDirectory {
+    let path: String
+    /// The open directory, `nil` where it could not be opened.
+    let file: OpenFile?
+
+    init(_ path: String) {
+        self.path = path
+        file = try? OpenFile.open(path, O_RDONLY | O_DIRECTORY, .write)
+    }
+
+    private var system: SystemCalls.Reference { file?.system ?? SystemCalls.current }
+
+    /// The directory and the name to hand an `*at` call for the entry `name`.
+    private func place(_ name: String) -> (Int32, String) {
+        file.map { ($0.descriptor, name) } ?? (AT_FDCWD, Path.appending(name, to: path))
+    }
+
+    /// Opens the entry `name`, or returns `nil` if the call fails with `absent`: by default, if nothing is there.
+    func open(
+        _ name: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open", _ phase: SystemError.Phase,
+        nilWhen absent: Int32 = ENOENT
+    ) throws -> OpenFile? {
+        let system = system
+        let (directory, name) = place(name)
+        let descriptor = retryingOnInterrupt { system.calls.openAt(directory, name, flags | O_CLOEXEC, mode) }
+        guard try SystemError.check(descriptor, operation, phase, tolerating: absent) else { return nil }
+        return OpenFile(descriptor: descriptor, system: system)
+    }
+
+    /// Creates the entry `name`, open for writing, or returns `nil` if something is there already.
+    func create(exclusive name: String, mode: mode_t, operation: String) throws -> OpenFile? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        return try open(name, flags, mode: mode, operation: operation, .write, nilWhen: EEXIST)
+    }
+
+    /// The status of the entry `name`, without following a link; `nil` if nothing is there.
+    func entryStatus(_ name: String, _ phase: SystemError.Phase = .write) throws -> stat? {
+        var status = stat()
+        let (directory, name) = place(name)
+        let result = system.calls.statAt(directory, name, &status)
+        return try SystemError.check(result, "fstatat", phase, tolerating: ENOENT) ? status : nil
+    }
+
+    /// Removes the entry `name`; `false` if there was none.
+    @discardableResult
+    func remove(_ name: String, operation: String = "unlink") throws -> Bool {
+        let (directory, name) = place(name)
+        return try SystemError.check(system.calls.unlinkAt(directory, name), operation, tolerating: ENOENT)
+    }
+
+    func rename(_ name: String, to destination: String) throws {
+        let (directory, from) = place(name)
+        let to = place(destination).1
+        try SystemError.check(system.calls.renameAt(directory, from, to), "rename")
+    }
+
+    /// Flushes the directory after a change in it (see ``Directory/flushAfterChange(atPath:openDirectory:naming:)``).
+    func flushAfterChange(naming operation: String = SystemError.directoryFlush) throws {
+        try Directory.flushAfterChange(atPath: path, openDirectory: file, naming: operation)
+    }
+
+    func close() {
+        file?.closeQuietly()
     }
 }
 
@@ -337,9 +411,10 @@ enum FileReader {
     @TaskLocal static var sizeLimit: Int64 = 1 << 30
 
     /// The file's bytes and the identity of that version, or `nil` if there is no file; a FIFO or a device throws a
-    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>).
+    /// ``SystemError`` rather than be waited on (<doc:Guarantees#Files-that-cannot-be-read>). `path` is one whose
+    /// links are resolved: a link found there now, swapped in since, is refused with `ELOOP`, not followed.
     static func contents(atPath path: String) throws -> (Data, FileIdentity)? {
-        guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK, .read) else { return nil }
+        guard let file = try OpenFile.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, .read) else { return nil }
         defer { file.closeQuietly() }
         let status = try file.status(.read)
         guard status.isRegularFile else {

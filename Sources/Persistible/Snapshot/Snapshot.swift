@@ -110,7 +110,7 @@ extension Archive {
         {
             return cached
         }
-        let state = try readFile(atPath: path, after: cached)
+        let state = try readFile(atPath: path, resolvingLinks: true, after: cached)
         if let state { keep(state) }
         return state
     }
@@ -133,9 +133,10 @@ extension Archive {
     }
 
     /// The bytes and identity of the file at `path`, or `nil` if there is no file: every operation's one read.
-    func contents(atPath path: String) throws(PersistenceError) -> (Data, FileIdentity)? {
+    /// `resolvingLinks` for a path whose links are not yet resolved (see ``SymbolicLinks``), which a lock's holder's is.
+    func contents(atPath path: String, resolvingLinks: Bool = false) throws(PersistenceError) -> (Data, FileIdentity)? {
         do {
-            return try FileReader.contents(atPath: path)
+            return try FileReader.contents(atPath: resolvingLinks ? SymbolicLinks.resolve(path).path : path)
         } catch {
             throw translate(error) as? PersistenceError ?? failure(.readFailed(operation: "read", errno: EIO))
         }
@@ -144,9 +145,10 @@ extension Archive {
     /// The file at `path` decoded, or `nil` if there is none; of `previous` with values appended, only those. Apart
     /// from the cache checks, which it would slow by some 5 µs in the unspecialized generic code that clients run.
     private func readFile(
-        atPath path: String, after previous: consuming Snapshot<Value>?, forWriting: Bool = false
+        atPath path: String, resolvingLinks: Bool = false, after previous: consuming Snapshot<Value>?,
+        forWriting: Bool = false
     ) throws(PersistenceError) -> Snapshot<Value>? {
-        guard let (bytes, identity) = try contents(atPath: path) else { return nil }
+        guard let (bytes, identity) = try contents(atPath: path, resolvingLinks: resolvingLinks) else { return nil }
         // What the decoder cannot read, or a comma followed by no value, is left to the full decode, which says where.
         if var state = previous, state.valuesAreDecoded, !state.isSingleValue, scansStrictJSON,
             let appended = JSONArraySplice.appendedValues(in: bytes, after: state.bytes),
@@ -200,7 +202,7 @@ extension Archive where Value: Identifiable {
         // so is an `id` that JSON writes more than one way, and the identity of a type that migrates records, which
         // only their decoding tells.
         let wholeRead = { () throws(PersistenceError) in try matches(in: read()) }
-        guard let (bytes, _) = try contents(atPath: path) else { return nil }
+        guard let (bytes, _) = try contents(atPath: path, resolvingLinks: true) else { return nil }
         let reading = recordReading()
         guard scansStrictJSON, reading.migrations.isEmpty, let kind = IdentifierSpelling(of: id),
             let sought = IdentifierSpelling.only(of: id, with: encoder)

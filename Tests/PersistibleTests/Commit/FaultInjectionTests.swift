@@ -65,6 +65,15 @@ import Testing
             calls.unlink = failing(live.unlink)
             calls.mkdir = failing(live.mkdir)
             calls.flock = failing(live.flock)
+            calls.openAt = failing(live.openAt)
+            calls.unlinkAt = failing(live.unlinkAt)
+            calls.renameAt = failing(live.renameAt)
+            calls.statAt = { [self] directory, name, status in
+                guard fails() else { return live.statAt(directory, name, &status) }
+                errno = code
+                return -1
+            }
+            calls.setAccessControlList = failing(live.setAccessControlList)
             calls.fstat = { [self] descriptor, status in
                 guard fails() else { return live.fstat(descriptor, &status) }
                 errno = code

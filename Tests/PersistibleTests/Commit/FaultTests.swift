@@ -269,6 +269,15 @@ struct FaultShim {
             if (code != 0) { errno = code; return -1; }
             return real(from, to);
         }
+
+        /* A save renames its temporary through the directory it opened once; FAULT_CALL=rename fails it too. */
+        int renameat(int from_directory, const char *from, int to_directory, const char *to) {
+            static int (*real)(int, const char *, int, const char *);
+            if (real == NULL) real = dlsym(RTLD_NEXT, "renameat");
+            int code = fault("rename", from);
+            if (code != 0) { errno = code; return -1; }
+            return real(from_directory, from, to_directory, to);
+        }
         """#
 
     /// Builds the shim in `directory`; `nil`, with the reason printed, where it cannot be built.

@@ -59,6 +59,7 @@ import Testing
         .unknownKeysWouldBeLost(keyPaths: ["[0].name"]), .fileTooLarge(size: 2, limit: 1),
         .writeTooLarge(size: 2, limit: 1),
         .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
+        .linkNotFollowed(link: "/tmp/file.json", owner: 65534),
     ]
 
     @Test func noDescriptionPutsAOrAnBeforeAWordThatNeedsTheOther() {

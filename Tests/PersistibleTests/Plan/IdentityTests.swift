@@ -115,9 +115,9 @@ import Testing
     /// Asserts that `change` threw `repeatedIdentity` naming records 0 and 2, and left the file byte for byte.
     private func expectRefused(_ change: () throws -> Void) throws {
         let before = try Data(contentsOf: Todo.archiveUrl)
-        let error = try #require(throws: PersistenceError.self) { try change() }
-        #expect(error.reason == .repeatedIdentity(identity: "1", records: [0, 2]))
-        #expect(error.description.contains("records 0, 2"))
+        let error = persistenceError { try change() }
+        #expect(error?.reason == .repeatedIdentity(identity: "1", records: [0, 2]))
+        #expect(error?.description.contains("records 0, 2") == true)
         #expect(try Data(contentsOf: Todo.archiveUrl) == before)
     }
 

@@ -208,6 +208,16 @@ final class CrashTrace: Sendable {
             }
             return result
         }
+        // The steps relative to an open directory are recorded as the same steps on its entries' paths, and made so.
+        let place: @Sendable (Int32, String) -> String = { [self] directory, name in
+            guard directory != AT_FDCWD else { return name }
+            let known = state.withLock { $0.descriptors[directory]?.path }
+            let path = known ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(directory)"))
+            return (path ?? "/proc/self/fd/\(directory)") + "/" + name
+        }
+        calls.openAt = { [calls] directory, name, flags, mode in calls.open(place(directory, name), flags, mode) }
+        calls.unlinkAt = { [calls] directory, name in calls.unlink(place(directory, name)) }
+        calls.renameAt = { [calls] directory, from, to in calls.rename(place(directory, from), place(directory, to)) }
         calls.cloneRange = { [calls, self] source, destination, length in
             state.withLock { $0.clones += 1 }
             var bytes = [UInt8](repeating: 0, count: length)
@@ -227,6 +237,12 @@ final class CrashTrace: Sendable {
             return result
         }
         calls.lstat = { path, status in
+            let result = live.lstat(path, &status)
+            if result == 0, inTree(Self.normalized(path)) { fake(&status) }
+            return result
+        }
+        calls.statAt = { directory, name, status in
+            let path = place(directory, name)
             let result = live.lstat(path, &status)
             if result == 0, inTree(Self.normalized(path)) { fake(&status) }
             return result
