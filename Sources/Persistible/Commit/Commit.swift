@@ -510,7 +510,15 @@ extension AtomicFile {
     private func createTemporary(mode: mode_t) throws -> OpenFile {
         let operation = "create temporary file"
         if let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) { return created }
-        try FileSystem.remove(temporary, operation: "remove abandoned temporary")
+        do {
+            try FileSystem.remove(temporary, operation: "remove abandoned temporary")
+        } catch let error as SystemError where error.code == EPERM || error.code == EACCES {
+            // Another user's file in a sticky directory was put there, not abandoned by a writer.
+            if let status = try? FileSystem.entryStatus(temporary), status.st_uid != FileSystem.effectiveUser {
+                throw InTheWay(path: temporary, owner: status.st_uid)
+            }
+            throw error
+        }
         guard let created = try OpenFile.create(exclusive: temporary, mode: mode, operation: operation) else {
             throw SystemError(phase: .write, operation: operation, code: EEXIST)
         }

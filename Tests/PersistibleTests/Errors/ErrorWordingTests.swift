@@ -56,6 +56,7 @@ import Testing
         .lockFailed(operation: "flock", errno: ENOLCK), .recordNotFound(identity: "7"),
         .unknownKeysWouldBeLost(keyPaths: ["[0].name"]), .fileTooLarge(size: 2, limit: 1),
         .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
+        .inTheWay(path: "/data/file.json.lock", owner: 65534),
     ]
 
     @Test func noDescriptionPutsAOrAnBeforeAWordThatNeedsTheOther() {
