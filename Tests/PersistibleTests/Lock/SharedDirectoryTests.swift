@@ -165,42 +165,51 @@ import Testing
         static var fileName: String { "probe" }
     }
 
-    @Test func aWriteGivesUpOnALockHeldForeverAndNamesItsHolder() throws {
+    /// The waits run on threads of their own, so that the test holds none of the pool's while they last.
+    @Test func aWriteGivesUpOnALockHeldForeverAndNamesItsHolder() async throws {
         let directory = try TemporaryDirectory()
+        let url = directory.url
         let holder = try Probe(directory: directory.path)
         defer { holder.finish() }
         #expect(holder.send("hold") == "locked")
-        // Were the wait endless, the holder is killed after 90 seconds, and the writes succeed: the test fails, not
-        // hangs.
-        let waited = DispatchSemaphore(value: 0)
         let holding = holder.processIdentifier
-        Thread {
-            if waited.wait(timeout: .now() + 90) == .timedOut { kill(holding, SIGKILL) }
-        }.start()
 
-        // A type's save and a store's insert, each with its default wait, at once.
-        let failures = FailureLog()
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            do {
-                if index == 0 {
-                    try withArchiveDirectory(directory.url) { try Patient(value: "one").saveToFile() }
-                } else {
-                    try FileStore<Patient>(url: directory.file("probe.json")).insert(Patient(value: "two"))
-                }
-            } catch {
-                failures.record(error)
-            }
+        // A type's save and a store's insert, each with its default wait, at once. Were the wait endless, the holder
+        // is killed after 90 seconds, and the writes succeed: the test fails, not hangs.
+        async let saveError = onAThread(killing: holding) {
+            withArchiveDirectory(url) { persistenceError { try Patient(value: "one").saveToFile() } }
         }
-        waited.signal()
+        async let storeError = onAThread(killing: holding) {
+            let store = FileStore<Patient>(url: url.appendingPathComponent("probe.json"))
+            return persistenceError { try store.insert(Patient(value: "two")) }
+        }
+        let errors = await [saveError, storeError]
 
-        let errors = failures.errors.compactMap { $0 as? PersistenceError }
-        #expect(errors.map(\.reason) == [.lockHeld(processID: holding), .lockHeld(processID: holding)])
+        #expect(errors.map(\.?.reason) == [.lockHeld(processID: holding), .lockHeld(processID: holding)])
         let lock = directory.file("probe.json.lock").path
         for error in errors {
-            #expect(error.description.contains("process \(holding) (PersistibleProb) held its lock, '\(lock)',"),
-                "\(error.description)")
+            let description = error?.description ?? ""
+            #expect(description.contains("process \(holding) (PersistibleProb) held its lock, '\(lock)',"),
+                "\(description)")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("probe.json").path), "nothing was written")
+    }
+
+    /// Runs `body` on a new thread, and kills process `holder` if it has not returned within 90 seconds.
+    private func onAThread(
+        killing holder: Int32, _ body: @escaping @Sendable () -> PersistenceError?
+    ) async -> PersistenceError? {
+        await withCheckedContinuation { continuation in
+            let returned = DispatchSemaphore(value: 0)
+            Thread {
+                if returned.wait(timeout: .now() + 90) == .timedOut { kill(holder, SIGKILL) }
+            }.start()
+            Thread {
+                let error = body()
+                returned.signal()
+                continuation.resume(returning: error)
+            }.start()
+        }
     }
 
     // MARK: - Threads
