@@ -165,11 +165,8 @@ import Testing
         static var fileName: String { "probe" }
     }
 
-    /// The waits run on threads of their own, so that the test holds none of the pool's while they last. It waits
-    /// the whole default, during which, in a parallel run on two cores, the async store test's probe task was kept
-    /// from running for a minute: it runs when PERSISTIBLE_LONG_TESTS is set.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PERSISTIBLE_LONG_TESTS"] != nil, "waits the default"))
-    func aWriteGivesUpOnALockHeldForeverAndNamesItsHolder() async throws {
+    /// The waits run on threads of their own, so that the test holds none of the pool's while they last.
+    @Test func aWriteGivesUpOnALockHeldForeverAndNamesItsHolder() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
         let holder = try Probe(directory: directory.path)
