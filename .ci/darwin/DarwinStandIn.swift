@@ -50,6 +50,8 @@ public let SF_APPEND: Int32 = 0x0004_0000
 
 // bsd/sys/resource.h:505  #define RLIMIT_FSIZE 1 (Glibc's is a case of an enumeration)
 public let RLIMIT_FSIZE: Int32 = 1
+// bsd/sys/resource.h  #define RLIMIT_NPROC 7 (Glibc's is a case of an enumeration)
+public let RLIMIT_NPROC: Int32 = 7
 
 // bsd/sys/stat.h:594  int fchflags(int, __uint32_t)
 public func fchflags(_ descriptor: Int32, _ flags: UInt32) -> Int32 {

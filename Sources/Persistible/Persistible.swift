@@ -35,7 +35,8 @@ public protocol Persistible {
     static var archiveDurability: Durability { get }
 
     /// How long a write or delete may wait for another writer's lock, after which it throws
-    /// ``PersistenceError/Reason/lockHeld(processID:)``; by default `nil`, as long as it takes (see <doc:Guarantees>).
+    /// ``PersistenceError/Reason/lockHeld(processID:)``; by default 30 seconds; `nil` waits as long as it takes
+    /// (see <doc:Guarantees#Locking>).
     static var archiveLockTimeout: Duration? { get }
 
     /// Whether this process keeps the file's contents in memory between operations; by default `true`. Return
@@ -80,7 +81,7 @@ extension Persistible {
 
     public static var archiveDurability: Durability { .full }
 
-    public static var archiveLockTimeout: Duration? { nil }
+    public static var archiveLockTimeout: Duration? { defaultLockTimeout }
 
     public static var cachesArchive: Bool { true }
 

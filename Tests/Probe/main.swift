@@ -8,13 +8,16 @@ import Persistible
 //     PersistibleProbe [--user UID:GID] DIR
 //
 // Commands: "save VALUE", "load", "delete", "moveaside" (prints "moved" and the file's new name), "hold" (takes
-// the lock through a FileStore write block, prints "locked", and keeps it until the next line arrives), "exit".
+// the lock through a FileStore write block, prints "locked", and keeps it until the next line arrives),
+// "insert-without-threads VALUE" (a FileStore's async insert once the user may start no more processes or threads:
+// RLIMIT_NPROC at 0, which binds users other than root, for the rest of the probe's life), "exit".
 // Each prints "ok", what a load found, or the PersistenceError's reason as Swift prints it, such as
 // `writeFailed(operation: "rename", errno: 5)`.
 //
 // Environment: PROBE_FILE_NAME is the record type's file name (default "probe"); PROBE_LOCK_TIMEOUT_MS its lock
 // timeout (default: wait as long as it takes); PROBE_NO_SYNC, when set, makes its saves `.noSync`; PROBE_UMASK, in
-// octal, is its umask (default: the one it inherits).
+// octal, is its umask (default: the one it inherits); PROBE_DESCRIPTIONS, when set, makes it print an error's
+// description instead of its reason.
 //
 // With --user it drops root's privileges first, to act as another user. It exits 0 at the end of its input, 2 on
 // bad arguments or when the privileges cannot be dropped.
@@ -82,17 +85,56 @@ func run(_ command: String) -> Bool {
                 _ = readLine()
             }
             say("released")
+        case "insert-without-threads" where words.count == 2:
+            say(insertWithoutThreads(ProbeRecord(value: words[1])))
         case "exit":
             return false
         default:
             say("unknown command: \(command)")
         }
     } catch let error as PersistenceError {
-        say("\(error.reason)")
+        say(ProcessInfo.processInfo.environment["PROBE_DESCRIPTIONS"] == nil ? "\(error.reason)" : error.description)
     } catch {
         say("other error: \(error)")
     }
     return true
+}
+
+/// The limit is lowered inside the task, on a thread of the pool that already runs: a pool that had to start one
+/// could not.
+func insertWithoutThreads(_ record: ProbeRecord) -> String {
+    final class Answer: @unchecked Sendable {
+        // Written by the task before it signals `done`, read after.
+        var text = ""
+        let done = DispatchSemaphore(value: 0)
+    }
+    let answer = Answer()
+    let store = FileStore<ProbeRecord>(url: ProbeRecord.archiveUrl)
+    Task.detached {
+        var limits = rlimit(rlim_cur: 0, rlim_max: 0)
+        // Glibc imports the resource as an enum case under its inner name, Darwin as a plain Int32.
+        #if canImport(Darwin)
+        let processes: Int32 = RLIMIT_NPROC
+        #else
+        let processes = Int32(__RLIMIT_NPROC.rawValue)
+        #endif
+        guard setrlimit(processes, &limits) == 0 else {
+            answer.text = "setrlimit failed: \(String(cString: strerror(errno)))"
+            answer.done.signal()
+            return
+        }
+        do {
+            try await store.insert(record)
+            answer.text = "ok"
+        } catch let error as PersistenceError {
+            answer.text = "\(error.reason)"
+        } catch {
+            answer.text = "other error: \(error)"
+        }
+        answer.done.signal()
+    }
+    answer.done.wait()
+    return answer.text
 }
 
 withArchiveDirectory(directory) {

@@ -511,7 +511,15 @@ extension AtomicFile {
     private func createTemporary(mode: mode_t, in opened: OpenDirectory) throws -> OpenFile {
         let operation = "create temporary file"
         if let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) { return created }
-        try opened.remove(temporaryName, operation: "remove abandoned temporary")
+        do {
+            try opened.remove(temporaryName, operation: "remove abandoned temporary")
+        } catch let error as SystemError where error.code == EPERM || error.code == EACCES {
+            // Another user's file in a sticky directory was put there, not abandoned by a writer.
+            if let status = try? opened.entryStatus(temporaryName), status.st_uid != FileSystem.effectiveUser {
+                throw InTheWay(path: temporary, owner: status.st_uid)
+            }
+            throw error
+        }
         guard let created = try opened.create(exclusive: temporaryName, mode: mode, operation: operation) else {
             throw SystemError(phase: .write, operation: operation, code: EEXIST)
         }

@@ -18,10 +18,17 @@ extension Archive {
             switch error.phase {
             case .read: return failure(.readFailed(operation: error.operation, errno: error.code))
             case .write: return failure(.writeFailed(operation: error.operation, errno: error.code))
-            case .lock: return failure(.lockFailed(operation: error.operation, errno: error.code))
+            case .lock:
+                var failure = failure(.lockFailed(operation: error.operation, errno: error.code))
+                failure.lockPath = error.path
+                return failure
             }
-        case let error as FileLock.Held: return failure(.lockHeld(processID: error.processID))
+        case let error as FileLock.Held:
+            var failure = failure(.lockHeld(processID: error.processID))
+            (failure.lockPath, failure.holderName) = (error.path, error.processName)
+            return failure
         case let error as RefusedLink: return failure(.linkNotFollowed(link: error.path, owner: error.owner))
+        case let error as InTheWay: return failure(.inTheWay(path: error.path, owner: error.owner))
         case let error as FileReader.FileTooLarge:
             return failure(.fileTooLarge(size: error.size, limit: FileReader.sizeLimit))
         case let error as AtomicFile.TooLarge:

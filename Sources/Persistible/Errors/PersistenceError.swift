@@ -19,7 +19,8 @@ import Foundation
 /// - and when it writes: ``Reason/encodingFailed(detail:)`` if the encoder refuses a value,
 ///   ``Reason/unknownKeysWouldBeLost(keyPaths:)`` if a record it changes holds keys with no place in the new value,
 ///   ``Reason/writeTooLarge(size:limit:)`` if the file it would write is over 1 GiB,
-///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer, and
+///   ``Reason/lockHeld(processID:)`` after waiting ``Persistible/archiveLockTimeout`` for another writer,
+///   ``Reason/inTheWay(path:owner:)`` if another user's file stands where its lock file or temporary goes, and
 ///   ``Reason/writeFailed(operation:errno:)`` or ``Reason/lockFailed(operation:errno:)`` if the system refuses;
 /// - ``Reason/linkNotFollowed(link:owner:)`` where the way to the file leads through another user's link in a
 ///   shared directory.
@@ -84,6 +85,11 @@ public struct PersistenceError: Error, Sendable, Equatable {
         /// directory anyone may write to, and that link belongs neither to this process's user nor to the directory's
         /// owner: it is not followed (see <doc:Guarantees#Shared-directories>). Nothing was read or written.
         case linkNotFollowed(link: String, owner: UInt32)
+
+        /// Something the write may neither use nor remove stands at the path of the file's lock file or temporary,
+        /// `path`: a file of another user's, `owner`, in a directory others may write, or what is not a regular
+        /// file. Nothing was written (see <doc:Guarantees#Shared-directories>).
+        case inTheWay(path: String, owner: UInt32)
     }
 
     /// Why the operation failed.
@@ -94,6 +100,13 @@ public struct PersistenceError: Error, Sendable, Equatable {
 
     /// The name of the persisted type.
     public var typeName: String
+
+    /// The lock file that a ``Reason/lockFailed(operation:errno:)`` or ``Reason/lockHeld(processID:)`` is about, where
+    /// it is known: beside the file at the end of the url's links.
+    var lockPath: String?
+
+    /// The command name of the process a ``Reason/lockHeld(processID:)`` names, where the system told it.
+    var holderName: String?
 
     /// For an ``Reason/unreadable(codingPath:detail:)`` file that is valid JSON, what each version of the type said
     /// about the first record none of them reads; `nil` for damage and other reasons (see <doc:ModelEvolution>).
@@ -199,8 +212,8 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
                 + "for them (\(keyPaths.joined(separator: ", "))). Nothing was written."
             advice = "Make this change with the version that wrote those keys, or leave these records as they are."
         case .lockFailed(let operation, let code):
-            happened = "Couldn't lock '\(path)' for writing (\(operation)): \(SystemError.message(for: code)). "
-                + "Nothing was written."
+            happened = "Couldn't lock '\(path)' for writing (\(operation) '\(lockFile)'): "
+                + "\(SystemError.message(for: code)). Nothing was written."
         case .fileTooLarge(let size, let limit):
             happened = "'\(path)' holds \(size) bytes, more than the \(limit) bytes \(Self.article(for: typeName)) "
                 + "\(typeName) file may hold." + leftAsIs
@@ -214,10 +227,16 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
             happened = "'\(name)' is too long a file name for \(typeName): it may be at most \(limit) bytes, leaving "
                 + "room for the names of its temporary and lock files. Nothing was read or written."
         case .lockHeld(let processID):
-            let holder = processID.map { "process \($0)" } ?? "another writer"
-            happened = "Couldn't write '\(path)': \(holder) held its lock for longer than \(typeName)'s writes may "
-                + "wait. Nothing was changed."
-            advice = "Try again later, or find out what that process is doing."
+            let name = holderName.map { " (\($0))" } ?? ""
+            let holder = processID.map { "process \($0)\(name)" } ?? "another writer"
+            happened = "Couldn't write '\(path)': \(holder) held its lock, '\(lockFile)', for longer than "
+                + "\(typeName)'s writes may wait. Nothing was changed."
+            advice = "Try again later, or find out what that process is doing. archiveLockTimeout, or a store's "
+                + "lockTimeout, sets how long a write waits; nil waits as long as it takes."
+        case .inTheWay(let obstacle, let owner):
+            happened = "Couldn't write '\(path)': '\(obstacle)' is in the way: owned by uid \(owner). "
+                + "Nothing was written."
+            advice = "Its owner, the owner of its directory or root may remove it; then try again."
         case .repeatedIdentity(let identity, let records):
             let positions = records.map(String.init).joined(separator: ", ")
             happened = "'\(path)' holds the identity \(identity) in more than one record (records \(positions), "
@@ -232,6 +251,9 @@ extension PersistenceError: CustomStringConvertible, LocalizedError {
         }
         return (happened, advice)
     }
+
+    /// The lock file's path, as the operation found it or, for an error made by hand, beside the url.
+    private var lockFile: String { lockPath ?? url.path + ".lock" }
 
     /// " at [3].age", or nothing for the whole file.
     static func at(_ codingPath: String) -> String {

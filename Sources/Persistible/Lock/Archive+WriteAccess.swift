@@ -5,6 +5,13 @@ import Glibc
 import Foundation
 #endif
 
+/// How long a write waits for another writer's lock unless its type or store says otherwise: long enough for a queue
+/// of writers each saving a large file to a slow disk, and for a polling waiter that writers looping on the lock
+/// keep beating to it (the process tests' worst waits on a loaded machine ran into seconds), short enough that a
+/// command-line user whose tool waits on a stuck holder is told which process it is rather than facing a silent
+/// hang (see <doc:Guarantees#Locking>).
+@usableFromInline let defaultLockTimeout = Duration.seconds(30)
+
 extension Archive {
     /// Runs `body` holding the lock of the file at the end of the path's links, with that file, and creates the
     /// directory if needed. Anything but a regular file is refused before the lock, making no lock file, and under it.

@@ -153,17 +153,24 @@ private final class Inotify: Sendable {
                 // end; and it names itself first, so that whoever looks at the process's threads can tell it at once:
                 // it then writes a byte into a pipe, which ends the read here. (Not a semaphore: Dispatch's Swift
                 // library alone cost every command-line call 0.13 ms to load.)
-                state.descriptor = descriptor
                 var ends: [Int32] = [-1, -1]
                 let waits = pipe(&ends) == 0
                 let (readEnd, writeEnd) = (ends[0], ends[1])
                 for end in ends where waits { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-                PlatformThread.start {
-                    Self.nameCurrentThread()
-                    var byte: UInt8 = 1
-                    if waits { _ = write(writeEnd, &byte, 1) }
-                    Inotify.shared.readEvents(descriptor: descriptor)
+                do {
+                    try PlatformThread.start {
+                        Self.nameCurrentThread()
+                        var byte: UInt8 = 1
+                        if waits { _ = write(writeEnd, &byte, 1) }
+                        Inotify.shared.readEvents(descriptor: descriptor)
+                    }
+                } catch {
+                    // Without a reader there are no events: as where inotify refuses.
+                    for end in ends where waits { close(end) }
+                    close(descriptor)
+                    return nil
                 }
+                state.descriptor = descriptor
                 var byte: UInt8 = 0
                 while waits, read(readEnd, &byte, 1) < 0, errno == EINTR {}
                 for end in ends where waits { close(end) }

@@ -293,6 +293,12 @@ struct OpenDirectory {
 
 /// The `flock` on `<name>.lock` that serializes the writers of one file: why a sibling, never deleted, opened anew
 /// by each acquisition, is in <doc:Guarantees#Locking>; unlike `F_SETLK`, closing another descriptor keeps it.
+///
+/// Whoever may write the directory may have put something at the lock file's path first, so what is there is trusted
+/// no further than the kernel trusts a link in a sticky directory: it is never followed, it must be a regular file,
+/// and in a directory that anyone may write it must belong to this process's user or to the directory's owner; else
+/// it is ``InTheWay``. Only a lock file that this process made, with one link, gets an owner and a mode: a file that
+/// someone else put there keeps its own, so that a save never opens up anybody's file.
 struct FileLock {
     let path: String
     let directory: String
@@ -304,81 +310,127 @@ struct FileLock {
 
     /// The lock was held by another writer, `processID` where the system can tell, longer than the caller would wait.
     struct Held: Error {
+        var path: String
         var processID: Int32?
+        /// The holder's command name, where the system tells it (`/proc/<pid>/comm` on Linux).
+        var processName: String?
     }
 
     /// Runs `body` under the lock, given the directory's ownership if read, after a wait of at most `timeout` (never
     /// on the cooperative pool) or throws ``Held``; `removeLeftoversOf010` runs first, until a run says all is gone.
+    /// Throws ``InTheWay`` for what may not serve as the lock file, a ``SystemError`` naming it if the system refuses.
     func withLock<Result>(
         timeout: Duration?, removeLeftoversOf010: () -> Bool, _ body: (FileOwnership?) throws -> Result
     ) throws -> Result {
         let system = SystemCalls.current
-        let descriptor = try open(system)
+        let directory = system.calls.ownership(-1, self.directory)
+        let (descriptor, size) = try open(system, in: directory)
         defer { _ = system.calls.close(descriptor) }
         try acquire(descriptor, timeout: timeout, system)
-        var status = stat()
-        try SystemError.check(system.calls.fstat(descriptor, &status), "open lock file", .lock)
-        guard status.isRegularFile else { throw SystemError(phase: .lock, operation: "open lock file", code: EINVAL) }
-        let directory = system.calls.ownership(-1, self.directory)
-        // The mode of <doc:Guarantees#Locking> whatever the umask, set by its owner or root; a failure is no worse.
-        if let directory {
-            let mode = (directory.mode & 0o222) * 3
-            let user = FileSystem.effectiveUser
-            if status.st_mode & 0o7777 != mode, status.st_uid == user || user == 0 {
-                _ = system.calls.fchmod(descriptor, mode)
-            }
-        }
-        if status.st_size == 0, removeLeftoversOf010() {
+        if size == 0, removeLeftoversOf010() {
             // A failure leaves the search to the next holder.
             _ = system.calls.ftruncate(descriptor, 1)
         }
         return try body(directory)
     }
 
-    /// Opens the lock file, making it if needed (then O_EXCL tells who made it, and a loser opens the winner's)
-    /// with the directory's owner if root makes it; ``withLock(timeout:removeLeftoversOf010:_:)`` sets its mode.
-    private func open(_ system: SystemCalls.Reference) throws -> Int32 {
+    /// Opens the lock file and returns it with its size, making it if needed: then O_EXCL tells who made it, and a
+    /// loser opens the winner's.
+    private func open(_ system: SystemCalls.Reference, in directory: FileOwnership?) throws -> (Int32, Int) {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         var descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
         if descriptor < 0, errno == ENOENT {
             descriptor = retryingOnInterrupt { system.calls.open(path, flags | O_CREAT | O_EXCL, 0o600) }
             if descriptor >= 0 {
-                // No writer of 0.1.0 held this new lock; a failure leaves the lock file as made, no worse.
-                _ = system.calls.ftruncate(descriptor, 1)
-                if let directory = system.calls.ownership(-1, self.directory) {
-                    let owner = FileSystem.effectiveUser == 0 ? directory.owner : uid_t.max
-                    _ = system.calls.fchown(descriptor, owner, directory.group)
-                }
-            } else if errno == EEXIST {
-                descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) }
+                adopt(descriptor, in: directory, system)
+                return (descriptor, 1)
             }
+            if errno == EEXIST { descriptor = retryingOnInterrupt { system.calls.open(path, flags, 0) } }
         }
-        try SystemError.check(descriptor, "open lock file", .lock)
-        return descriptor
+        guard descriptor >= 0 else {
+            let failure = failure("open lock file")
+            // A link (ELOOP), a directory, a socket, or a file this user may not open: whose is it?
+            if failure.code != ENOENT, let status = try? FileSystem.entryStatus(path),
+                !status.isRegularFile || status.st_uid != FileSystem.effectiveUser
+            {
+                throw InTheWay(path: path, owner: status.st_uid)
+            }
+            throw failure
+        }
+        var status = stat()
+        guard system.calls.fstat(descriptor, &status) == 0 else {
+            let failure = failure("fstat lock file")
+            _ = system.calls.close(descriptor)
+            throw failure
+        }
+        guard status.isRegularFile, Self.mayServe(ownedBy: status.st_uid, in: directory) else {
+            _ = system.calls.close(descriptor)
+            throw InTheWay(path: path, owner: status.st_uid)
+        }
+        // A lock file with other links is some other file too, which the search for 0.1.0's leftovers never writes.
+        return (descriptor, status.st_nlink == 1 ? Int(status.st_size) : 1)
+    }
+
+    /// Whether a lock file of `owner`'s may serve: in a directory that anyone may write, anyone may have made it.
+    private static func mayServe(ownedBy owner: uid_t, in directory: FileOwnership?) -> Bool {
+        guard let directory, directory.mode & 0o002 != 0 else { return true }
+        return owner == FileSystem.effectiveUser || owner == directory.owner
+    }
+
+    /// Gives a lock file this process just made its one byte (no writer of 0.1.0 held it), its owner if root made it
+    /// (the directory's, so that root saving in a user's directory does not lock the user out) and its group (the
+    /// directory's), and the mode of <doc:Guarantees#Locking> whatever the umask. A failure leaves it as made.
+    private func adopt(_ descriptor: Int32, in directory: FileOwnership?, _ system: SystemCalls.Reference) {
+        _ = system.calls.ftruncate(descriptor, 1)
+        var status = stat()
+        guard system.calls.fstat(descriptor, &status) == 0, status.st_nlink == 1 else { return }
+        var sharesGroup = false
+        if let directory {
+            let owner = FileSystem.effectiveUser == 0 ? directory.owner : uid_t.max
+            sharesGroup = system.calls.fchown(descriptor, owner, directory.group) == 0
+                || status.st_gid == directory.group
+        }
+        _ = system.calls.fchmod(descriptor, Self.mode(in: directory, sharingItsGroup: sharesGroup))
+    }
+
+    /// Read and write for the owner, and for the directory's group where that group may write the directory and
+    /// others may not; never for others, as `flock` needs only a descriptor open for reading.
+    static func mode(in directory: FileOwnership?, sharingItsGroup: Bool) -> mode_t {
+        guard let directory, sharingItsGroup, directory.mode & 0o020 != 0, directory.mode & 0o002 == 0 else {
+            return 0o600
+        }
+        return 0o660
     }
 
     private func acquire(_ descriptor: Int32, timeout: Duration?, _ system: SystemCalls.Reference) throws {
         guard let timeout else {
-            try SystemError.check(retryingOnInterrupt { system.calls.flock(descriptor, LOCK_EX) }, "flock", .lock)
+            guard retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX) }) == 0 else { throw failure("flock") }
             return
         }
         // flock cannot wait for a while and then give up, so the wait is a poll, at first often, so that a short
-        // hold costs a short wait, then at most every 50 ms.
+        // hold costs a short wait, then at most every 50 ms. A poller is not queued: under steady contention a
+        // writer that takes the lock again at once can win it over and over, which the default timeout allows for.
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var pause = Duration.milliseconds(1)
         while true {
             if retryingOnInterrupt({ system.calls.flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return }
-            guard errno == EWOULDBLOCK else { throw SystemError.last("flock", .lock) }
+            guard errno == EWOULDBLOCK else { throw failure("flock") }
             let remaining = deadline - clock.now
             guard remaining > .zero else {
                 var status = stat()
                 let holder = system.calls.fstat(descriptor, &status) == 0 ? Self.processID(holding: status) : nil
-                throw Held(processID: holder)
+                throw Held(path: path, processID: holder, processName: holder.flatMap(Self.name(ofProcess:)))
             }
             PlatformThread.sleep(for: min(pause, remaining))
             pause = min(pause * 2, .milliseconds(50))
         }
+    }
+
+    private func failure(_ operation: String) -> SystemError {
+        var failure = SystemError.last(operation, .lock)
+        failure.path = path
+        return failure
     }
 
     /// The process holding the lock file whose status is `status`, from Linux's lock table, whose lines read
@@ -401,6 +453,24 @@ struct FileLock {
         #endif
         return nil
     }
+
+    /// The command name of process `processID`, as `ps` shows it, where the system tells it.
+    private static func name(ofProcess processID: Int32) -> String? {
+        #if os(Linux)
+        guard let name = try? String(contentsOfFile: "/proc/\(processID)/comm", encoding: .utf8) else { return nil }
+        let trimmed = name.hasSuffix("\n") ? String(name.dropLast()) : name
+        return trimmed.isEmpty ? nil : trimmed
+        #else
+        return nil
+        #endif
+    }
+}
+
+/// Something at the path of a file the package makes, a lock file or a temporary, that it may neither use nor
+/// remove: another user's file, or what is not a regular file.
+struct InTheWay: Error {
+    var path: String
+    var owner: uid_t
 }
 
 // MARK: - Reading

@@ -90,6 +90,8 @@ struct SystemError: Error {
     var phase: Phase
     var operation: String
     var code: Int32
+    /// The file the call was about where it is not the one the operation names: the lock file.
+    var path: String? = nil
 
     /// A directory's flush after a change in it, which is in place: a later durable operation flushes it.
     static let directoryFlush = "fsync directory"
@@ -141,16 +143,21 @@ extension Locked: @unchecked Sendable where State: Sendable {}
 /// Runs work that may block, such as a lock's wait, on a new thread, off the pool (<doc:Concurrency>) and off Dispatch,
 /// whose queues share its threads on Linux (a task waited 6 s behind eight blocked saves); a thread costs tens of µs.
 enum BlockingWork {
+    /// Throws ``PlatformThread/Refused`` where no thread can be started.
     static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         // The thread inherits no task-local value: the table in use and the size limit are carried over by hand.
         let (system, sizeLimit) = (SystemCalls.current, FileReader.sizeLimit)
         return try await withCheckedThrowingContinuation { continuation in
-            PlatformThread.start {
-                continuation.resume(with: Swift.Result {
-                    try SystemCalls.$current.withValue(system) {
-                        try FileReader.$sizeLimit.withValue(sizeLimit, operation: work)
-                    }
-                })
+            do {
+                try PlatformThread.start {
+                    continuation.resume(with: Swift.Result {
+                        try SystemCalls.$current.withValue(system) {
+                            try FileReader.$sizeLimit.withValue(sizeLimit, operation: work)
+                        }
+                    })
+                }
+            } catch {
+                continuation.resume(throwing: error)
             }
         }
     }
@@ -158,18 +165,29 @@ enum BlockingWork {
 
 /// A thread of the system's own, as Foundation's `Thread` is, which Linux has only in the whole of Foundation.
 enum PlatformThread {
-    static func start(_ body: @escaping @Sendable () -> Void) {
+    static let startOperation = "start thread"
+
+    /// The system refused a new thread, with error number `code`: the user is at its limit of processes and threads
+    /// (`RLIMIT_NPROC`) or the system out of memory, which is no reason to end the process.
+    struct Refused: Error {
+        var code: Int32
+    }
+
+    /// Starts `body` on a new thread, or throws ``Refused``.
+    static func start(_ body: @escaping @Sendable () -> Void) throws {
         #if canImport(Darwin)
         Thread(block: body).start()
         #else
-        let context = Unmanaged.passRetained(Body(run: body)).toOpaque()
+        let context = Unmanaged.passRetained(Body(run: body))
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
             Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
             return nil
-        }, context)
-        // Only a process out of threads or memory is refused one, and it cannot wait for one either.
-        precondition(started == 0, "Persistible could not start a thread: \(SystemError.message(for: started))")
+        }, context.toOpaque())
+        guard started == 0 else {
+            context.release()
+            throw Refused(code: started)
+        }
         pthread_detach(thread)
         #endif
     }

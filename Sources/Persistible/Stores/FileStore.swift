@@ -26,14 +26,14 @@ public struct FileStore<Object: Codable & Hashable>: Store, Sendable {
     ///   - cachesRecords: Whether this process keeps the records in memory between operations; see
     ///     ``Persistible/cachesArchive``.
     ///   - lockTimeout: How long a write may wait for another writer's lock before it throws
-    ///     ``PersistenceError/Reason/lockHeld(processID:)``; `nil`, the default, waits as long as it takes.
+    ///     ``PersistenceError/Reason/lockHeld(processID:)``; by default 30 seconds; `nil` waits as long as it takes.
     public init(
         url: URL,
         encoder: JSONEncoder = ArchiveFormat.encoder,
         decoder: JSONDecoder = ArchiveFormat.decoder,
         durability: Durability = .full,
         cachesRecords: Bool = true,
-        lockTimeout: Duration? = nil
+        lockTimeout: Duration? = defaultLockTimeout
     ) {
         self.url = url
         archive = .success(Archive(

@@ -60,6 +60,7 @@ import Testing
         .writeTooLarge(size: 2, limit: 1),
         .fileNameTooLong(name: "n", limit: 1), .lockHeld(processID: 7), .lockHeld(processID: nil),
         .linkNotFollowed(link: "/tmp/file.json", owner: 65534),
+        .inTheWay(path: "/data/file.json.lock", owner: 65534),
     ]
 
     @Test func noDescriptionPutsAOrAnBeforeAWordThatNeedsTheOther() {

@@ -172,6 +172,8 @@ import Testing
         let planted = try Probe.run(["save planted"], in: shared.path, user: attacker, environment: ["PROBE_UMASK": "022"])
         #expect(planted == ["ok"])
         #expect(status(file).map { ($0.st_uid, $0.st_mode & 0o7777) } ?? (0, 0) == (attacker.uid, 0o644))
+        // The file alone is planted: a lock file of the attacker's would be in the way of any save (SharedLockTests).
+        try FileManager.default.removeItem(atPath: file + ".lock")
 
         #expect(try Probe.run(["save secret"], in: shared.path, environment: ["PROBE_UMASK": "077"]) == ["ok"])
 
