@@ -42,7 +42,8 @@ extension Archive {
     /// that they are not), or another version's record. `asOneValue`: `error` is about the file as one value.
     func unreadable(_ error: any Error, bytes: Data, asOneValue: Bool = false) -> PersistenceError {
         guard !bytes.allSatisfy(isJSONWhitespace) else {
-            return failure(.unreadable(codingPath: "", detail: "The file is empty."))
+            let detail = bytes.isEmpty ? "The file is empty." : "The file holds only whitespace, no value."
+            return failure(.unreadable(codingPath: "", detail: detail))
         }
         let (path, detail) = Self.describe(error)
         guard isJSON(bytes) else {
@@ -62,8 +63,9 @@ extension Archive {
 
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold.
     func isJSON(_ bytes: Data) -> Bool {
-        // The scanner does not check UTF-8 inside strings, which bytes of ASCII cannot get wrong; the decoder does.
-        if scansStrictJSON, bytes.allSatisfy({ $0 < 0x80 }), JSONScanner.valueRange(of: bytes) != nil { return true }
+        // One scan, which stops where the bytes stop being JSON: the decoder is asked only about the forms it alone
+        // reads.
+        if scansStrictJSON, JSONScanner.holdsText(bytes) { return true }
         return StrictJSON.bytes(of: bytes, allowingJSON5: decoder.allowsJSON5) != nil
     }
 
