@@ -54,7 +54,8 @@ extension Archive {
     /// that they are not), or another version's record. `asOneValue`: `error` is about the file as one value.
     func unreadable(_ error: any Error, bytes: Data, asOneValue: Bool = false) -> PersistenceError {
         guard !bytes.allSatisfy(isJSONWhitespace) else {
-            return failure(.unreadable(codingPath: "", detail: "The file is empty."))
+            let detail = bytes.isEmpty ? "The file is empty." : "The file holds only whitespace, no value."
+            return failure(.unreadable(codingPath: "", detail: detail))
         }
         let (path, detail) = Self.describe(error)
         guard isJSON(bytes) else {
@@ -75,7 +76,7 @@ extension Archive {
     /// Whether `bytes` are JSON that this archive's decoder reads, whatever they hold: its strings spell text and it
     /// nests no deeper than the decoder reads, with `depth` containers around it.
     func isJSON(_ bytes: Data, nestedIn depth: Int = 0) -> Bool {
-        let limit = JSONScanner.maximumDepth - depth
+        let limit = JSONScanner.deepestNesting - depth
         if scansStrictJSON, JSONScanner.valueRange(of: bytes, checkingText: true, maximumDepth: limit) != nil {
             return true
         }

@@ -17,8 +17,18 @@ struct JSONScanner {
     private var checksText = false
     /// What opened the plain member at each place of the last record that had one there, for `plainMember`.
     private var memberOpenings: [MemberOpening] = []
-    /// How many containers may be open at once before the bytes are not read as JSON at all.
-    private var maximumDepth = Int.max
+    /// How many containers may be open at once before the bytes are not read as JSON at all: those a value holds,
+    /// plus those around it that the scan opened in other ways.
+    private var maximumDepth = deepestNesting
+    /// What salvage's scans learned of the values they read, if kept.
+    private var outcomes: ValueOutcomes?
+    /// The starts of values that salvage found do not read on to the array's end, never to be read again.
+    private var sequencesNotReadingToTheEnd = Set<Int>()
+    /// Where the errors noted so far lie, as lines and columns.
+    private var locator = TextLocator()
+
+    /// How many arrays and objects a JSON document may nest, one in the other: Foundation's decoder reads no deeper.
+    static let deepestNesting = 512
     /// Where the containers and members met lie, if asked for.
     private var map: DocumentMap?
 
@@ -48,6 +58,8 @@ struct JSONScanner {
     static func elementRanges(of data: Data) -> [Range<Int>]? {
         var ranges: [Range<Int>] = []
         return reading(data) { scanner in
+            // The array is one level.
+            scanner.maximumDepth = deepestNesting - 1
             let read = scanner.container(UInt8(ascii: "[")) { scanner in
                 guard let element = scanner.value() else { return false }
                 ranges.append(element)
@@ -106,7 +118,10 @@ struct JSONScanner {
                 return scanner.container(UInt8(ascii: "[")) { scanner in
                     scanner.skipWhitespace()
                     let start = scanner.position
+                    // The array is one level, and an object element another for its members' values.
+                    scanner.maximumDepth = deepestNesting - 2
                     guard scanner.current == UInt8(ascii: "{") else {
+                        scanner.maximumDepth = deepestNesting - 1
                         guard let element = scanner.value() else { return false }
                         body((element, nil))
                         return true
@@ -139,7 +154,17 @@ struct JSONScanner {
     static func arrayParts(of data: Data) -> [ArrayPart] {
         data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(bytes: buffer)
-            return scanner.arrayParts()
+            // Values are read whole, however deep, so that what is known of each holds wherever a scan meets it;
+            // records too deep for a decoder are damage, found after.
+            scanner.maximumDepth = .max
+            if buffer.count < Int32.max { scanner.outcomes = ValueOutcomes(count: buffer.count) }
+            let parts = scanner.arrayParts()
+            return parts.map { part in
+                guard case .record(let range) = part, let error = scanner.nestingError(ofElementAt: range) else {
+                    return part
+                }
+                return .damaged(range, error)
+            }
         }
     }
 
@@ -150,14 +175,29 @@ struct JSONScanner {
     }
 
     /// Where `data` first stops being JSON and what was expected there; `nil` if it holds one JSON value, or is in
-    /// UTF-16 or UTF-32 (a zero in the first four bytes, or such a byte order mark), which only the decoder reads.
+    /// UTF-16 or UTF-32, which only the decoder reads.
     static func syntaxError(in data: Data) -> SyntaxError? {
-        guard !data.prefix(4).contains(0), !data.starts(with: [0xFE, 0xFF]), !data.starts(with: [0xFF, 0xFE]) else {
-            return nil
-        }
+        guard !isUTF16OrUTF32(data) else { return nil }
         return data.withUnsafeBytes { buffer in
             var scanner = JSONScanner(bytes: buffer)
             return scanner.firstError()
+        }
+    }
+
+    /// Whether Foundation's decoder reads `data` as UTF-16 or UTF-32, as it tells from a byte order mark or from
+    /// where zeros are among the first four bytes (two ASCII characters); any other bytes it reads as UTF-8, zeros
+    /// or not.
+    static func isUTF16OrUTF32(_ data: Data) -> Bool {
+        let first = Array(data.prefix(4))
+        if first.starts(with: [0xFE, 0xFF]) || first.starts(with: [0xFF, 0xFE]) || first == [0, 0, 0xFE, 0xFF] {
+            return true
+        }
+        let zeros = first.map { $0 == 0 }
+        switch first.count {
+        case 4: return [[true, true, true, false], [true, false, true, false], [false, true, true, true],
+            [false, true, false, true]].contains(zeros)
+        case 2: return zeros == [true, false] || zeros == [false, true]
+        default: return false
         }
     }
 
@@ -165,16 +205,18 @@ struct JSONScanner {
     struct SyntaxError: CustomStringConvertible {
         var description: String
 
-        fileprivate init(at offset: Int, expected: Expectation, in bytes: UnsafeRawBufferPointer) {
-            let before = bytes[..<offset]
-            let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
-            // A byte order mark opens the first line unseen.
-            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
-                ?? (bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? min(3, offset) : 0)
-            // In characters (Unicode scalars), from 1.
-            let column = bytes[lineStart..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
-            description = "The file is not valid JSON at line \(line), column \(column) (byte \(offset)): expected "
-                + "\(expected.rawValue), found \(Self.describe(bytes[offset...]))."
+        fileprivate init(
+            at offset: Int, expected: Expectation, in bytes: UnsafeRawBufferPointer, locator: inout TextLocator
+        ) {
+            let (line, column) = locator.locate(offset, in: bytes)
+            let place = "line \(line), column \(column) (byte \(offset))"
+            guard expected != .shallowerNesting else {
+                description = "The file is not valid JSON a decoder reads at \(place): arrays and objects nest deeper "
+                    + "there than the \(deepestNesting) levels it reads."
+                return
+            }
+            description = "The file is not valid JSON at \(place): expected \(expected.rawValue), found "
+                + "\(Self.describe(bytes[offset...]))."
         }
 
         private static func describe(_ rest: Slice<UnsafeRawBufferPointer>) -> String {
@@ -214,14 +256,38 @@ struct JSONScanner {
         case nullLiteral = "'null'"
         case end = "the end of the file after the value"
         case utf8 = "UTF-8 text"
+        case shallowerNesting = "no more arrays or objects inside those around"
     }
 
-    /// How many containers `JSONDecoder` opens inside one another before it refuses the bytes as not JSON.
-    static let maximumDepth = 512
+    /// Lines and columns of offsets asked for in ascending order, each counted on from the one before, so that a
+    /// file's every error costs one count of its bytes; an offset before the last is counted again from the start.
+    struct TextLocator {
+        private var offset = 0
+        private var line = 1
+        /// In characters (Unicode scalars), from 1.
+        private var column = 1
+
+        mutating func locate(_ target: Int, in bytes: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+            if target < offset { self = TextLocator() }
+            // A byte order mark opens the first line unseen.
+            if offset == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { offset = min(3, target) }
+            for byte in UnsafeRawBufferPointer(rebasing: bytes[offset..<target]) {
+                if byte == UInt8(ascii: "\n") {
+                    (line, column) = (line + 1, 1)
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+            offset = target
+            return (line, column)
+        }
+    }
 
     /// The range of the one value that `data` holds, whitespace aside; `nil` if it holds no single JSON value, or,
     /// as asked, one whose strings do not all spell text or that nests more than `maximumDepth` containers.
-    static func valueRange(of data: Data, checkingText: Bool = false, maximumDepth: Int = .max) -> Range<Int>? {
+    static func valueRange(
+        of data: Data, checkingText: Bool = false, maximumDepth: Int = deepestNesting
+    ) -> Range<Int>? {
         reading(data, checkingText: checkingText) { scanner in
             scanner.maximumDepth = maximumDepth
             return scanner.value()
@@ -234,8 +300,7 @@ struct JSONScanner {
     static func map(ofStrictJSON data: Data) -> DocumentMap? {
         guard !data.starts(with: [0xEF, 0xBB, 0xBF]), data.count < Int32.max else { return nil }
         return reading(data) { scanner in
-            // No deeper than Foundation reads, which also bounds the decoder's recursion.
-            scanner.maximumDepth = maximumDepth
+            // The default depth, which also bounds the decoder's recursion.
             scanner.map = DocumentMap(capacityFor: data.count)
             return scanner.value() == nil ? nil : scanner.map
         }
@@ -331,9 +396,19 @@ struct JSONScanner {
         return false
     }
 
-    private func noted() -> SyntaxError {
+    /// Fails where and as a scan of the same value did before.
+    private mutating func fail(_ known: ValueOutcomes.Outcome) -> Bool {
+        if case .failure(let failed) = known { (position, failure) = (failed.offset, failed) }
+        return false
+    }
+
+    private mutating func noted() -> SyntaxError {
         let (offset, expected) = failure ?? (position, .value)
-        return SyntaxError(at: offset, expected: expected, in: bytes)
+        return syntaxError(at: offset, expected)
+    }
+
+    private mutating func syntaxError(at offset: Int, _ expected: Expectation) -> SyntaxError {
+        SyntaxError(at: offset, expected: expected, in: bytes, locator: &locator)
     }
 
     private mutating func firstError() -> SyntaxError? {
@@ -347,7 +422,7 @@ struct JSONScanner {
         var valid = 0
         let checked = bytes[..<(failure?.offset ?? bytes.count)].makeIterator()
         if transcode(checked, from: UTF8.self, to: UTF8.self, stoppingOnError: true, into: { _ in valid += 1 }) {
-            return SyntaxError(at: valid, expected: .utf8, in: bytes)
+            return syntaxError(at: valid, .utf8)
         }
         return failure == nil ? nil : noted()
     }
@@ -421,18 +496,25 @@ struct JSONScanner {
         }
     }
 
+    /// Where the element at `range` of an array nests deeper than a decoder reads, the array being one level.
+    private mutating func nestingError(ofElementAt range: Range<Int>) -> SyntaxError? {
+        var element = JSONScanner(bytes: bytes)
+        (element.position, element.maximumDepth) = (range.lowerBound, Self.deepestNesting - 1)
+        guard !element.skipValue(), let (offset, expected) = element.failure else { return nil }
+        return syntaxError(at: offset, expected)
+    }
+
     /// The indentation of each record, in a file that puts records on lines of their own: that of the first line
     /// that starts with a value from which records read on to the array's end, as a nested value's do not.
     private mutating func recordIndentation(closing: Int) -> Int? {
         let start = position
         defer { position = start }
         // Line by line: a search at every byte would try each nested value too.
-        var leadToDamage = Set<Int>()
         var index = position
         while let lineBreak = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
             index = lineBreak + 1 + bytes[(lineBreak + 1)...].prefix { $0 == 0x20 || $0 == 0x09 }.count
             if index < bytes.count, opensValue(bytes[index]),
-                readsToTheEnd(from: index, closing: closing, firstOnly: false, noting: &leadToDamage)
+                readsToTheEnd(from: index, closing: closing, firstOnly: false)
             {
                 return index - lineBreak - 1
             }
@@ -446,8 +528,6 @@ struct JSONScanner {
 
     /// Where the next record after damage at `start` plausibly starts.
     private mutating func nextRecord(from start: Int, indentation: Int?, closing: Int) -> Int? {
-        // The starts of records that read on to further damage rather than to the end, tried once each.
-        var tried = Set<Int>()
         for candidate in start..<bytes.count where opensValue(bytes[candidate]) {
             // A number or literal right after other bytes is the rest of one.
             guard "{[\"".utf8.contains(bytes[candidate]) || candidate == 0 || isJSONWhitespace(bytes[candidate - 1])
@@ -458,7 +538,7 @@ struct JSONScanner {
             if let before, bytes[before] == UInt8(ascii: ":") { continue }
             // At the records' indentation one record is proof enough, so that records between two damages come back.
             let indented = indentation != nil && lineIndentation(before: candidate) == indentation
-            if readsToTheEnd(from: candidate, closing: closing, firstOnly: indented, noting: &tried) {
+            if readsToTheEnd(from: candidate, closing: closing, firstOnly: indented) {
                 return candidate
             }
         }
@@ -472,15 +552,26 @@ struct JSONScanner {
     }
 
     /// Whether the values from `index` on, separated by commas, end with the `]` that ends the bytes, indented as
-    /// `closing` says if it starts a line; if not, their starts join `starts`, never to be read again. With
-    /// `firstOnly`, whether the first alone is followed by what follows a record: a comma, that `]` however indented,
-    /// or the bytes' end if it is not a number.
+    /// `closing` says if it starts a line; if not, their starts join `sequencesNotReadingToTheEnd`, never to be read
+    /// again. With `firstOnly`, whether the first alone is followed by what follows a record: a comma, that `]`
+    /// however indented, or the bytes' end if it is not a number.
+    private mutating func readsToTheEnd(from index: Int, closing: Int, firstOnly: Bool) -> Bool {
+        var starts: [Int] = []
+        let reads = readsToTheEnd(from: index, closing: closing, firstOnly: firstOnly, noting: &starts)
+        if !reads { sequencesNotReadingToTheEnd.formUnion(starts) }
+        return reads
+    }
+
     private mutating func readsToTheEnd(
-        from index: Int, closing: Int, firstOnly: Bool, noting starts: inout Set<Int>
+        from index: Int, closing: Int, firstOnly: Bool, noting starts: inout [Int]
     ) -> Bool {
         position = index
         while true {
-            guard firstOnly || starts.insert(position).inserted, skipValue() else { return false }
+            if !firstOnly {
+                guard !sequencesNotReadingToTheEnd.contains(position) else { return false }
+                starts.append(position)
+            }
+            guard skipValue() else { return false }
             let closed = !isDigit(bytes[position - 1])
             skipWhitespace()
             if current == UInt8(ascii: "]") {
@@ -513,7 +604,12 @@ struct JSONScanner {
     }
 
     private func opensValue(_ byte: UInt8) -> Bool {
-        isDigit(byte) || "{[\"tfn-".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""),
+            UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
     }
 
     private var current: UInt8? {
@@ -703,13 +799,23 @@ struct JSONScanner {
 
     /// Moves past one value and all it holds; `false` if there is none here. Nested values are skipped by depth
     /// rather than by recursion, so that deep nesting cannot exhaust the stack.
+    @inline(__always)
     private mutating func skipValue() -> Bool {
+        guard outcomes != nil else { return skipValueOnce() }
+        let read = skipValueOnce()
+        // The containers still open fail where the value does, and as it does.
+        if !read { outcomes!.noteFailureOfOpenContainers(failure ?? (position, .value)) }
+        return read
+    }
+
+    private mutating func skipValueOnce() -> Bool {
         // The open containers, innermost lowest, a bit each: 1 for an object. Bits beyond 64 levels wait in
         // `deeper`, so that the usual record costs no allocation.
         var objects: UInt64 = 0
         var deeper: [UInt64] = []
         var depth = 0
         func pop() {
+            outcomes?.noteClosing(at: position)
             map?.close(at: position)
             depth -= 1
             objects = objects >> 1 | (depth >= 64 ? deeper.removeLast() << 63 : 0)
@@ -723,7 +829,15 @@ struct JSONScanner {
             if expectsValue {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard depth < maximumDepth else { return false }
+                    if let known = outcomes?.outcome(at: position) {
+                        guard case .end(let end) = known else { return fail(known) }
+                        position = end
+                        if depth == 0 { return true }
+                        expectsValue = false
+                        continue
+                    }
+                    guard depth < maximumDepth else { return fail(.shallowerNesting) }
+                    outcomes?.noteOpening(at: position)
                     map?.open(at: position)
                     if depth >= 64 { deeper.append(objects >> 63) }
                     objects = objects << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
@@ -774,6 +888,19 @@ struct JSONScanner {
 
     @inline(__always)
     private mutating func skipString() -> Bool {
+        guard outcomes != nil else { return skipStringCharacters() }
+        if let known = outcomes!.outcome(at: position) {
+            guard case .end(let end) = known else { return fail(known) }
+            position = end
+            return true
+        }
+        let read = skipStringCharacters()
+        outcomes!.noteEndOfEscapedQuotes(read ? .end(position) : .failure(failure ?? (position, .stringEnd)))
+        return read
+    }
+
+    @inline(__always)
+    private mutating func skipStringCharacters() -> Bool {
         position += 1
         while true {
             position = Self.endOfOrdinaryCharacters(in: bytes, from: position, orNonASCII: checksText)
@@ -794,6 +921,7 @@ struct JSONScanner {
             if byte == UInt8(ascii: "\\") {
                 position += 1
                 guard let escaped = current else { return fail(.escape) }
+                if escaped == UInt8(ascii: "\""), outcomes != nil { outcomes!.noteEscapedQuote(at: position) }
                 switch escaped {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
@@ -952,6 +1080,73 @@ struct JSONScanner {
             skipDigits()
         }
         return position > start
+    }
+}
+
+extension JSONScanner {
+    /// How the values that salvage's scans read turned out, by where each starts: each array's and object's, and
+    /// each string's that starts at a quote escaped inside another, which ends as that one does. Salvage tries a
+    /// record at each byte that may start one, inside values read before too; what is known of a value there is not
+    /// read again, so that every byte is read a few times, not once for each value around it.
+    fileprivate struct ValueOutcomes {
+        enum Outcome {
+            /// Where the value ends.
+            case end(Int)
+            /// Where the bytes stop being JSON, and what was expected there.
+            case failure((offset: Int, expected: Expectation))
+        }
+
+        /// For each byte: 0 if nothing is known of a value there, else where it ends or, below 0, how it fails.
+        private var outcomes: [Int32]
+        /// The failures that `outcomes` count back from -1.
+        private var failures: [(offset: Int, expected: Expectation)] = []
+        /// The starts of the containers open in the scan under way, outermost first.
+        private var open: [Int] = []
+        /// The quotes escaped so far in the string being read.
+        private var escapedQuotes: [Int] = []
+
+        init(count: Int) {
+            outcomes = Array(repeating: 0, count: count)
+        }
+
+        @inline(__always)
+        func outcome(at offset: Int) -> Outcome? {
+            let known = outcomes[offset]
+            return known > 0 ? .end(Int(known)) : known < 0 ? .failure(failures[Int(-known) - 1]) : nil
+        }
+
+        mutating func noteOpening(at offset: Int) {
+            open.append(offset)
+        }
+
+        mutating func noteClosing(at end: Int) {
+            outcomes[open.removeLast()] = Int32(end)
+        }
+
+        mutating func noteFailureOfOpenContainers(_ failure: (offset: Int, expected: Expectation)) {
+            guard !open.isEmpty else { return }
+            failures.append(failure)
+            for start in open { outcomes[start] = -Int32(failures.count) }
+            open.removeAll(keepingCapacity: true)
+        }
+
+        mutating func noteEscapedQuote(at offset: Int) {
+            escapedQuotes.append(offset)
+        }
+
+        /// Notes how the string just read turned out for each quote escaped in it.
+        mutating func noteEndOfEscapedQuotes(_ outcome: Outcome) {
+            guard !escapedQuotes.isEmpty else { return }
+            let known: Int32
+            switch outcome {
+            case .end(let end): known = Int32(end)
+            case .failure(let failure):
+                failures.append(failure)
+                known = -Int32(failures.count)
+            }
+            for quote in escapedQuotes { outcomes[quote] = known }
+            escapedQuotes.removeAll(keepingCapacity: true)
+        }
     }
 }
 

@@ -171,3 +171,107 @@ struct Scores: Codable, Hashable, Persistible {
         }
     }
 }
+
+/// Any JSON value, read by trying one type after another, as an enum of several kinds often does: the error it
+/// throws for a file that is not JSON says nothing of where the file goes wrong.
+enum AnyJSON: Codable, Hashable, Persistible {
+    case number(Int), text(String), list([AnyJSON]), null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let number = try? container.decode(Int.self) {
+            self = .number(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .text(text)
+        } else if let list = try? container.decode([AnyJSON].self) {
+            self = .list(list)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "No kind of value matched.")
+        }
+    }
+}
+
+/// Files that are not JSON, or not JSON a decoder reads, with where and what each error is.
+@Suite struct SyntaxErrorPlaceTests {
+    static let misplaced: [(bytes: [UInt8], place: String, says: String)] = [
+        (Array("123".utf8) + [0], "line 1, column 4 (byte 3)", "found the control character U+0000"),
+        (Array("[1,".utf8) + [0, 0x5D], "line 1, column 4 (byte 3)", "expected a value, found the control character U+0000"),
+        (Array("[\"".utf8) + [0x5C, 0, 0x22, 0x5D], "line 1, column 4 (byte 3)", "expected an escape sequence"),
+        (Array("[\"".utf8) + [0, 0x22, 0x5D], "line 1, column 3 (byte 2)", "found the control character U+0000"),
+        (Array("[\"a".utf8) + [1, 0x22, 0x5D], "line 1, column 4 (byte 3)", "found the control character U+0001"),
+        (Array(repeating: 0, count: 64), "line 1, column 1 (byte 0)", "expected a value, found the control character U+0000"),
+    ]
+
+    @Test(arguments: misplaced.indices)
+    func aNulOrControlCharacterIsPlacedWhateverTheTypeTries(_ index: Int) throws {
+        let (contents, place, says) = Self.misplaced[index]
+        try inTemporaryDirectory { _ in
+            try Data(contents).write(to: AnyJSON.archiveUrl)
+            try Data(contents).write(to: Person.archiveUrl)
+            for body in [{ _ = try AnyJSON.loadListFromFile() }, { _ = try Person.loadListFromFile() }] {
+                let error = try #require(persistenceError(body))
+                guard case .unreadable(_, let detail) = error.reason else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(detail.contains(place) && detail.contains(says), "\(detail)")
+            }
+            #expect(try bytes(of: AnyJSON.self) == Data(contents))
+        }
+    }
+
+    @Test func aFileOfSpacesIsToldToHoldNoValueRatherThanToBeEmpty() throws {
+        try inTemporaryDirectory { _ in
+            try Data("  \n\t ".utf8).write(to: Person.archiveUrl)
+            let error = try #require(persistenceError { _ = try Person.loadListFromFile() })
+            #expect(error.reason == .unreadable(codingPath: "", detail: "The file holds only whitespace, no value."))
+            try Data().write(to: Person.archiveUrl)
+            let empty = try #require(persistenceError { _ = try Person.loadListFromFile() })
+            #expect(empty.reason == .unreadable(codingPath: "", detail: "The file is empty."))
+        }
+    }
+
+    /// `levels` arrays, one in the other.
+    static func nested(_ levels: Int) -> Data {
+        Data((String(repeating: "[", count: levels) + String(repeating: "]", count: levels)).utf8)
+    }
+
+    @Test func aFileNestedDeeperThanADecoderReadsIsToldSoWithTheLimit() throws {
+        try inTemporaryDirectory { _ in
+            try Self.nested(512).write(to: AnyJSON.archiveUrl)
+            #expect(try AnyJSON.loadListFromFile().count == 1)
+            try Self.nested(513).write(to: AnyJSON.archiveUrl)
+            AnyJSON.clearArchiveCache()
+            let error = try #require(persistenceError { _ = try AnyJSON.loadListFromFile() })
+            #expect(error.versionMismatch == nil, "\(error)")
+            guard case .unreadable(_, let detail) = error.reason else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(detail.contains("line 1, column 513 (byte 512)") && detail.contains("deeper"), "\(detail)")
+            #expect(detail.contains("512 levels"), "\(detail)")
+            #expect(!error.description.contains("another version"), "\(error)")
+        }
+    }
+
+    @Test func salvageReturnsNoRecordNestedDeeperThanALoadReads() throws {
+        try inTemporaryDirectory { _ in
+            // A record of 512 levels in the file's array, beside one a load reads.
+            let file = Data("[1,".utf8) + Self.nested(512) + Data("]".utf8)
+            try file.write(to: AnyJSON.archiveUrl)
+            #expect(persistenceError { _ = try AnyJSON.loadListFromFile() } != nil)
+            let salvaged = try AnyJSON.salvageFile()
+            #expect(salvaged.values == [.number(1)])
+            #expect(salvaged.unreadable.count == 1)
+            #expect(salvaged.unreadable.first?.message.contains("512 levels") == true, "\(salvaged.unreadable)")
+            #expect(salvaged.unreadable.first?.bytes == Self.nested(512))
+            // One level less is a record every load reads.
+            try (Data("[1,".utf8) + Self.nested(511) + Data("]".utf8)).write(to: AnyJSON.archiveUrl)
+            AnyJSON.clearArchiveCache()
+            #expect(try AnyJSON.salvageFile().values.count == 2)
+            #expect(try AnyJSON.loadListFromFile().count == 2)
+        }
+    }
+}
