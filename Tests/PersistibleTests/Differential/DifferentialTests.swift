@@ -16,6 +16,7 @@ import Testing
         "utf16-stray-byte.json": .writesUnreadableUTF16,
         "wide-integers.json": .wideIntegers,
         "todo-utf16.json": .defaultsSkippedOnLooseJSON,
+        "defaults-path-not-json.json": .defaultsPathReadsNonJSON,
     ]
 
     static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
