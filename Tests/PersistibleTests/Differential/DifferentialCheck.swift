@@ -22,6 +22,17 @@ struct Difference: CustomStringConvertible, Sendable {
     /// way; none is open now, so every difference fails.
     struct Known: Hashable, Sendable {
         var rawValue: String
+
+        /// A file with bytes that are not UTF-8 inside a string no type reads (a key of an unknown member): a type
+        /// with `archiveDefaults` throws where Foundation reads it with the defaults filled.
+        static let defaultsWithBytesNotUTF8 = Known(rawValue: "archiveDefaults beside bytes that are not UTF-8")
+
+        static func refusal<Model: DifferentialModel>(of _: Model.Type, _ facts: InputFacts) -> Known? {
+            guard Model.archiveDefaults != nil, !facts.looksLikeUTF16,
+                String(bytes: facts.bytes, encoding: .utf8) == nil
+            else { return nil }
+            return .defaultsWithBytesNotUTF8
+        }
     }
 
     var model: String
@@ -96,7 +107,7 @@ struct DifferentialCheck: Sendable {
                     known: nil)
             case (.failure(let error), .success(let theirs)):
                 note("load", "throws \(error) where Foundation reads \(theirs)",
-                    known: nil)
+                    known: Difference.Known.refusal(of: Model.self, facts))
             case (.failure, .failure): break
             }
 
@@ -120,7 +131,7 @@ struct DifferentialCheck: Sendable {
                     continue
                 } catch {
                     note(path, "\(id) throws \(error) where Foundation reads \(String(describing: expected))",
-                        known: nil)
+                        known: Difference.Known.refusal(of: Model.self, facts))
                 }
             }
         }
@@ -181,8 +192,8 @@ struct DifferentialCheck: Sendable {
             let written = try? Model.archiveDecoder.decode(Model.self, from: encoded)
         else { return [] }
 
-        // Which of the open defects a difference on this file may come from: none is open.
-        let known: Difference.Known? = nil
+        // Which of the open defects a difference on this file may come from.
+        let known = Difference.Known.refusal(of: Model.self, facts)
 
         withFile(holding: bytes, for: Model.self) { directory in
             if warm { _ = try? Model.load() } else { Model.clearArchiveCache() }
