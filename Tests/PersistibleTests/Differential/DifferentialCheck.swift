@@ -23,15 +23,16 @@ struct Difference: CustomStringConvertible, Sendable {
     struct Known: Hashable, Sendable {
         var rawValue: String
 
-        /// A file with bytes that are not UTF-8 inside a string no type reads (a key of an unknown member): a type
-        /// with `archiveDefaults` throws where Foundation reads it with the defaults filled.
-        static let defaultsWithBytesNotUTF8 = Known(rawValue: "archiveDefaults beside bytes that are not UTF-8")
+        /// A file with text the scanner refuses (bytes that are not UTF-8, a raw control character) inside a string
+        /// no type reads: a type with `archiveDefaults` throws where Foundation reads it with the defaults filled.
+        static let defaultsBesideRefusedText = Known(rawValue: "archiveDefaults beside text the scanner refuses")
 
         static func refusal<Model: DifferentialModel>(of _: Model.Type, _ facts: InputFacts) -> Known? {
+            let control = facts.bytes.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
             guard Model.archiveDefaults != nil, !facts.looksLikeUTF16,
-                String(bytes: facts.bytes, encoding: .utf8) == nil
+                control || String(bytes: facts.bytes, encoding: .utf8) == nil
             else { return nil }
-            return .defaultsWithBytesNotUTF8
+            return .defaultsBesideRefusedText
         }
     }
 

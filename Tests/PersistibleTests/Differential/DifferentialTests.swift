@@ -8,7 +8,8 @@ import Testing
     /// The inputs in Fuzz/findings that still show an open defect, each with it: when its fix lands the test says
     /// the issue was not recorded, and the entry goes.
     static let openFindings: [String: Difference.Known] = [
-        "defaults-beside-bytes-not-utf8.json": .defaultsWithBytesNotUTF8,
+        "defaults-beside-bytes-not-utf8.json": .defaultsBesideRefusedText,
+        "defaults-beside-a-raw-control-character.json": .defaultsBesideRefusedText,
     ]
 
     static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
