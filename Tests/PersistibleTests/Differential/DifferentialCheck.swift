@@ -151,7 +151,7 @@ struct DifferentialCheck: Sendable {
                     known: nil)
             case (.failure(let error), .success(.single(let theirs))):
                 note("load(default:)", "throws \(error) where Foundation reads \(theirs)",
-                    known: nil)
+                    known: Difference.Known.refusal(of: Model.self, facts))
             default: break
             }
         }
