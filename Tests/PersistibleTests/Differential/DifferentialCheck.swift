@@ -23,16 +23,13 @@ struct Difference: CustomStringConvertible, Sendable {
     struct Known: Hashable, Sendable {
         var rawValue: String
 
-        /// A file with text the scanner refuses (bytes that are not UTF-8, a raw control character) inside a string
-        /// no type reads: a type with `archiveDefaults` throws where Foundation reads it with the defaults filled.
-        static let defaultsBesideRefusedText = Known(rawValue: "archiveDefaults beside text the scanner refuses")
+        /// Bytes that are not JSON where no type reads them (a key that is not UTF-8, a raw control character, a
+        /// number written `0-7` in an unknown member), which Foundation, reading lazily, reads: a type with
+        /// `archiveDefaults` throws there, with their syntax error, where Foundation reads them with the defaults filled.
+        static let defaultsBesideRefusedText = Known(rawValue: "archiveDefaults beside bytes that are not JSON")
 
         static func refusal<Model: DifferentialModel>(of _: Model.Type, _ facts: InputFacts) -> Known? {
-            let control = facts.bytes.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-            guard Model.archiveDefaults != nil, !facts.looksLikeUTF16,
-                control || String(bytes: facts.bytes, encoding: .utf8) == nil
-            else { return nil }
-            return .defaultsBesideRefusedText
+            Model.archiveDefaults != nil && !facts.isJSON ? .defaultsBesideRefusedText : nil
         }
     }
 

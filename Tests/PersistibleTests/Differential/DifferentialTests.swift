@@ -10,6 +10,7 @@ import Testing
     static let openFindings: [String: Difference.Known] = [
         "defaults-beside-bytes-not-utf8.json": .defaultsBesideRefusedText,
         "defaults-beside-a-raw-control-character.json": .defaultsBesideRefusedText,
+        "defaults-beside-a-number-not-json.json": .defaultsBesideRefusedText,
     ]
 
     static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
